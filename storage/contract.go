@@ -1,0 +1,118 @@
+package storage
+
+import (
+	"context"
+	"encoding/json"
+	"iter"
+	"time"
+)
+
+// CallOp is one ordered write in a call batch: exactly one field is set.
+type CallOp struct {
+	Part   *CallPart
+	Update *CallUpdate
+	Delete *CallDelete
+}
+
+// CallOpResult is the outcome of one CallOp. NumDeleted is set for deletes:
+// the number of requested ids plus the descendants found.
+type CallOpResult struct {
+	NumDeleted int
+}
+
+// CallWriter makes call writes durable.
+type CallWriter interface {
+	// WriteCallOps applies ops in order, atomically, and returns only when
+	// they are durable. Parts of the same call within ops have already been
+	// merged by the processor, but parts of a call stored earlier must be
+	// merged with the stored row (either side may come first). Every op
+	// carries its project id; the caller has authorised it.
+	WriteCallOps(ctx context.Context, ops []CallOp) ([]CallOpResult, error)
+}
+
+// CallsQuery is a storage-neutral calls query, already authorised for
+// ProjectID. Where, Filter and SortBy are the parsed wire forms.
+type CallsQuery struct {
+	ProjectID string
+	Filter    CallsFilter
+	Where     json.RawMessage // the query's "$expr" document, nil when absent
+	// SortBy nil means the default order (started_at asc, id asc); a
+	// non-nil empty slice means no ORDER BY.
+	SortBy  []SortBy
+	Limit   int64 // 0 = no limit
+	Offset  int64
+	Columns []string // nil = all columns
+	// ExpandColumns lists dotted paths whose ref values are resolved.
+	ExpandColumns []string
+
+	IncludeCosts            bool
+	IncludeFeedback         bool
+	IncludeStorageSize      bool
+	IncludeTotalStorageSize bool
+}
+
+// CallsFilter is the structured filter of a calls query (wire CallsFilter).
+type CallsFilter struct {
+	OpNames        []string `json:"op_names,omitempty"`
+	InputRefs      []string `json:"input_refs,omitempty"`
+	OutputRefs     []string `json:"output_refs,omitempty"`
+	ParentIDs      []string `json:"parent_ids,omitempty"`
+	TraceIDs       []string `json:"trace_ids,omitempty"`
+	CallIDs        []string `json:"call_ids,omitempty"`
+	ThreadIDs      []string `json:"thread_ids"` // nil = no filter; [] matches nothing
+	TurnIDs        []string `json:"turn_ids"`   // nil = no filter; [] matches nothing
+	TraceRootsOnly bool     `json:"trace_roots_only,omitempty"`
+	WBUserIDs      []string `json:"wb_user_ids,omitempty"`
+	WBRunIDs       []string `json:"wb_run_ids,omitempty"`
+}
+
+// SortBy is one ordering term.
+type SortBy struct {
+	Field     string `json:"field"`
+	Direction string `json:"direction"` // "asc" or "desc"
+}
+
+// CallsStats is the answer of a stats query.
+type CallsStats struct {
+	Count                 int64
+	TotalStorageSizeBytes *int64
+}
+
+// CallStorageSize holds the sizes requested by include_*_storage_size.
+type CallStorageSize struct {
+	StorageSizeBytes      *int64
+	TotalStorageSizeBytes *int64
+}
+
+// StoredCall is a call read back, with optional computed sizes.
+type StoredCall struct {
+	Call
+	CallStorageSize
+}
+
+// CallReader answers calls queries. Every method is scoped to the query's
+// project; no method reads another project's rows.
+type CallReader interface {
+	// QueryCalls streams matching, non-deleted calls in the requested order.
+	// The sequence stops at the first error, which it yields.
+	QueryCalls(ctx context.Context, q CallsQuery) iter.Seq2[StoredCall, error]
+	// CountCalls counts matching, non-deleted calls, at most limit when
+	// limit > 0.
+	CountCalls(ctx context.Context, q CallsQuery, limit int64) (CallsStats, error)
+}
+
+// Capabilities says what optional features a backend has.
+type Capabilities struct {
+	// TTL: the backend expires rows by per-project retention.
+	TTL bool
+	// Clock for tests that need a fixed "now"; nil means time.Now.
+	Now func() time.Time
+}
+
+// Backend is a complete storage backend.
+type Backend interface {
+	CallWriter
+	CallReader
+	Capabilities() Capabilities
+	Close() error
+}

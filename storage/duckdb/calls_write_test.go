@@ -1,0 +1,81 @@
+package duckdb
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"testing"
+	"time"
+
+	"github.com/weftdev/weft/storage"
+)
+
+func openTestStore(t *testing.T) *Store {
+	t.Helper()
+	s, err := Open(context.Background(), t.TempDir(), slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	return s
+}
+
+func TestWriteCallOpsMergesSidesAcrossWrites(t *testing.T) {
+	s := openTestStore(t)
+	ctx := context.Background()
+	t0 := time.Date(2025, 1, 2, 3, 4, 5, 123456000, time.UTC)
+	t1 := t0.Add(1500 * time.Millisecond)
+	exc := "boom"
+	end := storage.CallPart{Kind: storage.PartEnd, Call: storage.Call{ProjectID: "e/p", ID: "c1", EndedAt: &t1,
+		Exception: &exc, Summary: json.RawMessage(`{"usage":{}}`), Output: json.RawMessage(`42`), OutputRefs: []string{"weave:///e/p/object/o:d"}}}
+	start := storage.CallPart{Kind: storage.PartStart, Call: storage.Call{ProjectID: "e/p", ID: "c1", TraceID: "t1",
+		OpName: "op", StartedAt: t0, Inputs: json.RawMessage(`{"a":1}`), Attributes: json.RawMessage(`{}`)}}
+	if _, err := s.WriteCallOps(ctx, []storage.CallOp{{Part: &end}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.WriteCallOps(ctx, []storage.CallOp{{Part: &start}}); err != nil {
+		t.Fatal(err)
+	}
+	var (
+		op, out, exception string
+		started, ended     time.Time
+		hasStart, hasEnd   bool
+		refs               []any
+	)
+	err := s.db.QueryRowContext(ctx, `SELECT op_name, output, exception, started_at, ended_at, has_start, has_end, output_refs
+		FROM calls WHERE project_id = 'e/p' AND id = 'c1'`).Scan(&op, &out, &exception, &started, &ended, &hasStart, &hasEnd, &refs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if op != "op" || out != "42" || exception != "boom" || !started.Equal(t0) || !ended.Equal(t1) || !hasStart || !hasEnd || len(refs) != 1 {
+		t.Fatalf("merged row wrong: op=%q out=%q exc=%q started=%v ended=%v start=%v end=%v refs=%v", op, out, exception, started, ended, hasStart, hasEnd, refs)
+	}
+}
+
+func TestDeleteCallsCountsDescendants(t *testing.T) {
+	s := openTestStore(t)
+	ctx := context.Background()
+	now := time.Now().UTC()
+	mk := func(id, parent string) storage.CallOp {
+		return storage.CallOp{Part: &storage.CallPart{Kind: storage.PartStart, Call: storage.Call{
+			ProjectID: "e/p", ID: id, ParentID: parent, TraceID: "t", OpName: "op", StartedAt: now}}}
+	}
+	ops := []storage.CallOp{mk("root", ""), mk("child", "root"), mk("grandchild", "child"), mk("other", "")}
+	if _, err := s.WriteCallOps(ctx, ops); err != nil {
+		t.Fatal(err)
+	}
+	res, err := s.WriteCallOps(ctx, []storage.CallOp{{Delete: &storage.CallDelete{ProjectID: "e/p", IDs: []string{"root", "missing"}, At: now}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res[0].NumDeleted != 4 {
+		t.Fatalf("num_deleted = %d, want 4 (root, child, grandchild, missing)", res[0].NumDeleted)
+	}
+	var live int
+	if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM calls WHERE deleted_at IS NULL`).Scan(&live); err != nil {
+		t.Fatal(err)
+	}
+	if live != 1 {
+		t.Fatalf("live calls = %d, want 1", live)
+	}
+}

@@ -1,0 +1,34 @@
+-- One row per call. Start and end parts merge into the same row by
+-- (project_id, id); has_start / has_end say which sides have arrived.
+-- JSON payloads are stored as VARCHAR text: DuckDB's JSON type would be
+-- parsed into Go values by the driver on every read; the json_* functions
+-- work on VARCHAR as well.
+CREATE TABLE IF NOT EXISTS calls (
+    project_id      VARCHAR   NOT NULL,
+    id              VARCHAR   NOT NULL,
+    has_start       BOOLEAN   NOT NULL DEFAULT false,
+    has_end         BOOLEAN   NOT NULL DEFAULT false,
+    trace_id        VARCHAR,
+    parent_id       VARCHAR,
+    thread_id       VARCHAR,
+    turn_id         VARCHAR,
+    op_name         VARCHAR,
+    display_name    VARCHAR,
+    started_at      TIMESTAMP,
+    ended_at        TIMESTAMP,
+    attributes      VARCHAR,
+    inputs          VARCHAR,
+    output          VARCHAR,
+    summary         VARCHAR,
+    otel_dump       VARCHAR,
+    exception       VARCHAR,
+    wb_user_id      VARCHAR,
+    wb_run_id       VARCHAR,
+    wb_run_step     BIGINT,
+    wb_run_step_end BIGINT,
+    input_refs      VARCHAR[],
+    output_refs     VARCHAR[],
+    deleted_at      TIMESTAMP,
+    expire_at       TIMESTAMP,
+    PRIMARY KEY (project_id, id)
+);

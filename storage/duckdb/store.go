@@ -1,0 +1,80 @@
+package duckdb
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"path/filepath"
+	"sort"
+	"sync"
+
+	// Registers the "duckdb" database/sql driver.
+	_ "github.com/duckdb/duckdb-go/v2"
+
+	"github.com/weftdev/weft/storage"
+)
+
+//go:embed migrations/*.sql
+var migrations embed.FS
+
+// FileName is the database file inside the data directory.
+const FileName = "weft.duckdb"
+
+// Store is the DuckDB backend.
+type Store struct {
+	db     *sql.DB
+	logger *slog.Logger
+	// writeMu serialises write transactions: DuckDB allows one writer and
+	// conflicting concurrent writers abort instead of waiting.
+	writeMu sync.Mutex
+}
+
+// Open opens (creating if needed) the database in dir and applies pending
+// migrations. An empty dir opens an in-memory database (tests only).
+func Open(ctx context.Context, dir string, logger *slog.Logger) (*Store, error) {
+	dsn := ""
+	if dir != "" {
+		dsn = filepath.Join(dir, FileName)
+	}
+	db, err := sql.Open("duckdb", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("open duckdb %q: %w", dsn, err)
+	}
+	s := &Store{db: db, logger: logger}
+	if err := s.migrate(ctx); err != nil {
+		return nil, fmt.Errorf("migrate duckdb %q: %w (close other weft processes using this data dir)", dsn, err)
+	}
+	return s, nil
+}
+
+// DB exposes the handle to sibling files of this package's tests.
+func (s *Store) DB() *sql.DB { return s.db }
+
+// Close closes the database; committed data is in the file and its WAL.
+func (s *Store) Close() error { return s.db.Close() }
+
+// Capabilities reports the optional features of this backend.
+func (s *Store) Capabilities() storage.Capabilities { return storage.Capabilities{} }
+
+// migrate applies every embedded migration in name order. Each file is
+// idempotent (CREATE ... IF NOT EXISTS) so a restart re-runs them safely.
+func (s *Store) migrate(ctx context.Context) error {
+	names, err := fs.Glob(migrations, "migrations/*.sql")
+	if err != nil {
+		return err
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		body, err := migrations.ReadFile(name)
+		if err != nil {
+			return err
+		}
+		if _, err := s.db.ExecContext(ctx, string(body)); err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+	}
+	return nil
+}
