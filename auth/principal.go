@@ -1,0 +1,104 @@
+package auth
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// Errors returned by authentication and authorisation. The HTTP layer maps
+// ErrUnauthenticated to 401 and ErrForbidden to 403.
+var (
+	ErrUnauthenticated = errors.New("missing or invalid API key")
+	ErrForbidden       = errors.New("forbidden")
+)
+
+// Role is a member's power within an entity.
+type Role string
+
+// Roles, weakest first.
+const (
+	RoleViewer Role = "viewer"
+	RoleMember Role = "member"
+	RoleAdmin  Role = "admin"
+)
+
+// ParseRole validates a role name.
+func ParseRole(s string) (Role, error) {
+	switch r := Role(s); r {
+	case RoleViewer, RoleMember, RoleAdmin:
+		return r, nil
+	}
+	return "", fmt.Errorf("role %q is not one of admin, member, viewer", s)
+}
+
+func (r Role) rank() int {
+	switch r {
+	case RoleViewer:
+		return 1
+	case RoleMember:
+		return 2
+	case RoleAdmin:
+		return 3
+	}
+	return 0
+}
+
+// Access is what an operation needs.
+type Access int
+
+// Access levels.
+const (
+	Read Access = iota + 1
+	Write
+)
+
+// AllEntities is the entity name of an instance-wide key (the key created on
+// first start): it is a member of every entity with its role.
+const AllEntities = "*"
+
+// Principal is an authenticated caller.
+type Principal struct {
+	KeyID  string
+	UserID string
+	Entity string // AllEntities for instance-wide keys
+	Role   Role
+}
+
+// Authorize checks that p may use project ("entity/project") with the given
+// access. It validates the project id form first.
+func (p Principal) Authorize(projectID string, need Access) error {
+	entity, _, err := SplitProjectID(projectID)
+	if err != nil {
+		return err
+	}
+	if p.Entity != AllEntities && p.Entity != entity {
+		return fmt.Errorf("%w: this API key is not a member of entity %q", ErrForbidden, entity)
+	}
+	if need == Write && p.Role.rank() < RoleMember.rank() {
+		return fmt.Errorf("%w: role %s cannot write; use a key with role member or admin", ErrForbidden, p.Role)
+	}
+	return nil
+}
+
+// ErrBadProjectID marks a malformed project id.
+var ErrBadProjectID = errors.New("bad project_id")
+
+// SplitProjectID splits "entity/project" and validates both parts.
+func SplitProjectID(projectID string) (entity, project string, err error) {
+	entity, project, ok := strings.Cut(projectID, "/")
+	if !ok || entity == "" || project == "" || strings.Contains(project, "/") {
+		return "", "", fmt.Errorf("%w: project_id %q must have the form entity/project", ErrBadProjectID, projectID)
+	}
+	if len(projectID) > 512 {
+		return "", "", fmt.Errorf("%w: project_id is longer than 512 characters", ErrBadProjectID)
+	}
+	return entity, project, nil
+}
+
+// Verifier turns an API key into a Principal. It returns ErrUnauthenticated
+// for unknown or revoked keys.
+type Verifier interface {
+	Verify(ctx context.Context, apiKey string) (Principal, error)
+}
