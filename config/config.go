@@ -1,0 +1,79 @@
+// Package config turns a YAML file, WEFT_* environment variables and
+// command-line flags into one validated Config. Precedence: flag, then
+// environment, then file, then default.
+//
+// It must never import anything but the packages whose settings it embeds.
+package config
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"strings"
+	"time"
+
+	"github.com/weftdev/weft/pipeline"
+)
+
+// Config is the whole server configuration. Every field has a YAML key;
+// flags and environment variables exist for the common ones.
+type Config struct {
+	// Listen is the HTTP address of the API (Weave and OTLP/HTTP).
+	Listen string `yaml:"listen"`
+	// OTLPGRPCListen is the OTLP/gRPC address; empty disables it.
+	OTLPGRPCListen string `yaml:"otlp_grpc_listen"`
+	// DataDir holds the embedded database and the key file.
+	DataDir string `yaml:"data_dir"`
+	// MaxRequestBytes caps any request body (after decompression). 32 MiB.
+	MaxRequestBytes int64 `yaml:"max_request_bytes"`
+	// ShutdownTimeout bounds the flush on SIGTERM. 30s.
+	ShutdownTimeout time.Duration `yaml:"shutdown_timeout"`
+	// LogLevel is debug, info, warn or error.
+	LogLevel string `yaml:"log_level"`
+	// Pipeline bounds the ingest queue and shapes write batches.
+	Pipeline pipeline.Config `yaml:"pipeline"`
+}
+
+// Default returns the documented defaults.
+func Default() Config {
+	return Config{
+		Listen:          "127.0.0.1:6345",
+		OTLPGRPCListen:  "127.0.0.1:4317",
+		DataDir:         "./weft-data",
+		MaxRequestBytes: 32 << 20,
+		ShutdownTimeout: 30 * time.Second,
+		LogLevel:        "info",
+		Pipeline:        pipeline.DefaultConfig(),
+	}
+}
+
+// Validate reports the first setting that cannot work, naming its key.
+func (c Config) Validate() error {
+	var errs []error
+	if _, _, err := net.SplitHostPort(c.Listen); err != nil {
+		errs = append(errs, fmt.Errorf("listen: %q is not host:port", c.Listen))
+	}
+	if c.OTLPGRPCListen != "" {
+		if _, _, err := net.SplitHostPort(c.OTLPGRPCListen); err != nil {
+			errs = append(errs, fmt.Errorf("otlp_grpc_listen: %q is not host:port", c.OTLPGRPCListen))
+		}
+	}
+	if c.DataDir == "" {
+		errs = append(errs, errors.New("data_dir: must not be empty"))
+	}
+	if c.MaxRequestBytes < 1024 {
+		errs = append(errs, errors.New("max_request_bytes: must be at least 1024"))
+	}
+	if c.ShutdownTimeout <= 0 {
+		errs = append(errs, errors.New("shutdown_timeout: must be positive"))
+	}
+	switch strings.ToLower(c.LogLevel) {
+	case "debug", "info", "warn", "error":
+	default:
+		errs = append(errs, fmt.Errorf("log_level: %q is not one of debug, info, warn, error", c.LogLevel))
+	}
+	if err := c.Pipeline.Validate(); err != nil {
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,73 @@
+package pipeline
+
+import "github.com/weftdev/weft/storage"
+
+// mergeOps folds parts of the same call within a run of consecutive parts
+// into one part, so storage writes each call at most once per run. Updates
+// and deletes stay in place and end the run, which keeps their ordering
+// relative to the parts around them. index maps each input op to its
+// output op.
+func mergeOps(ops []storage.CallOp) (merged []storage.CallOp, index []int) {
+	merged = make([]storage.CallOp, 0, len(ops))
+	index = make([]int, len(ops))
+	run := make(map[callKey]int)
+	for i, op := range ops {
+		if op.Part == nil {
+			clear(run)
+			index[i] = len(merged)
+			merged = append(merged, op)
+			continue
+		}
+		key := callKey{op.Part.Call.ProjectID, op.Part.Call.ID}
+		if at, ok := run[key]; ok {
+			mergePart(merged[at].Part, op.Part)
+			index[i] = at
+			continue
+		}
+		p := *op.Part
+		run[key] = len(merged)
+		index[i] = len(merged)
+		merged = append(merged, storage.CallOp{Part: &p})
+	}
+	return merged, index
+}
+
+type callKey struct{ project, id string }
+
+// mergePart applies src, which arrived after dst, on top of dst: each side
+// src carries overwrites that side of dst (last write wins per side).
+func mergePart(dst, src *storage.CallPart) {
+	if src.Kind.HasStart() {
+		copyStart(&dst.Call, &src.Call)
+	}
+	if src.Kind.HasEnd() {
+		copyEnd(&dst.Call, &src.Call)
+	}
+	dst.Kind |= src.Kind
+}
+
+func copyStart(dst, src *storage.Call) {
+	dst.TraceID = src.TraceID
+	dst.ParentID = src.ParentID
+	dst.ThreadID = src.ThreadID
+	dst.TurnID = src.TurnID
+	dst.OpName = src.OpName
+	dst.DisplayName = src.DisplayName
+	dst.StartedAt = src.StartedAt
+	dst.Attributes = src.Attributes
+	dst.Inputs = src.Inputs
+	dst.OtelDump = src.OtelDump
+	dst.WBUserID = src.WBUserID
+	dst.WBRunID = src.WBRunID
+	dst.WBRunStep = src.WBRunStep
+	dst.InputRefs = src.InputRefs
+}
+
+func copyEnd(dst, src *storage.Call) {
+	dst.EndedAt = src.EndedAt
+	dst.Exception = src.Exception
+	dst.Output = src.Output
+	dst.Summary = src.Summary
+	dst.WBRunStepEnd = src.WBRunStepEnd
+	dst.OutputRefs = src.OutputRefs
+}
