@@ -1,0 +1,99 @@
+package httpapi
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"net/http"
+	"strconv"
+
+	"github.com/weftdev/weft/auth"
+	"github.com/weftdev/weft/pipeline"
+	"github.com/weftdev/weft/storage"
+	"github.com/weftdev/weft/wire"
+)
+
+// RetryAfterSeconds is what overloaded and unavailable answers suggest.
+const RetryAfterSeconds = 1
+
+// StatusError carries an explicit status for errors no kind covers.
+type StatusError struct {
+	Status int
+	Msg    string
+	// Extra fields merged into the JSON body (e.g. error_code, deleted_at).
+	Extra map[string]any
+}
+
+func (e *StatusError) Error() string { return e.Msg }
+
+// Errorf is a shorthand for a StatusError.
+func Errorf(status int, msg string) error { return &StatusError{Status: status, Msg: msg} }
+
+// Status maps an error to its HTTP status code.
+func Status(err error) int {
+	var se *StatusError
+	var fe *wire.FieldError
+	switch {
+	case errors.As(err, &se):
+		return se.Status
+	case errors.As(err, &fe):
+		if fe.Unknown {
+			return http.StatusUnprocessableEntity
+		}
+		return http.StatusBadRequest
+	case errors.Is(err, auth.ErrUnauthenticated):
+		return http.StatusUnauthorized
+	case errors.Is(err, auth.ErrForbidden):
+		return http.StatusForbidden
+	case errors.Is(err, auth.ErrBadProjectID), errors.Is(err, storage.ErrInvalidArgument):
+		return http.StatusBadRequest
+	case errors.Is(err, storage.ErrFieldNotAllowed):
+		return http.StatusUnprocessableEntity
+	case errors.Is(err, storage.ErrNotFound):
+		return http.StatusNotFound
+	case errors.Is(err, storage.ErrConflict):
+		return http.StatusConflict
+	case errors.Is(err, storage.ErrTooLarge):
+		return http.StatusRequestEntityTooLarge
+	case errors.Is(err, pipeline.ErrOverloaded):
+		return http.StatusTooManyRequests
+	case errors.Is(err, pipeline.ErrStopped), errors.Is(err, storage.ErrUnavailable):
+		return http.StatusServiceUnavailable
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return http.StatusServiceUnavailable
+	}
+	return http.StatusInternalServerError
+}
+
+// WriteError answers err in the Weave error shape. Server errors are
+// logged and their details withheld from the client.
+func WriteError(w http.ResponseWriter, r *http.Request, logger *slog.Logger, err error) {
+	status := Status(err)
+	body := map[string]any{"reason": err.Error()}
+	var se *StatusError
+	if errors.As(err, &se) {
+		for k, v := range se.Extra {
+			body[k] = v
+		}
+	}
+	var fe *wire.FieldError
+	if status == http.StatusUnprocessableEntity && errors.As(err, &fe) {
+		body["detail"] = []map[string]any{{"loc": []string{"body", fe.Field}, "msg": fe.Msg, "type": "value_error"}}
+	}
+	switch {
+	case status == http.StatusTooManyRequests || status == http.StatusServiceUnavailable:
+		w.Header().Set("Retry-After", strconv.Itoa(RetryAfterSeconds))
+	case status >= 500:
+		logger.Error("request failed", "method", r.Method, "path", r.URL.Path, "err", err)
+		body = map[string]any{"reason": "Internal server error"}
+	}
+	WriteJSON(w, status, body)
+}
+
+// WriteJSON answers v as JSON with the given status.
+func WriteJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}

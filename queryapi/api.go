@@ -1,0 +1,50 @@
+// Package queryapi serves the Weave read endpoints over the storage
+// contract: calls (read, stream_query, query_stats) and, as the storage
+// contract grows, objects, tables, files, feedback, costs and threads.
+// Every handler authorises the request's project before it builds a query.
+//
+// It must never import storage backends or receivers.
+package queryapi
+
+import (
+	"log/slog"
+	"net/http"
+
+	"github.com/weftdev/weft/internal/httpapi"
+)
+
+// API holds the read handlers' dependencies.
+type API struct {
+	calls    CallReader
+	logger   *slog.Logger
+	maxBytes int64
+}
+
+// New builds the query API over a calls reader.
+func New(calls CallReader, maxBodyBytes int64, logger *slog.Logger) *API {
+	return &API{calls: calls, logger: logger, maxBytes: maxBodyBytes}
+}
+
+// Register adds the read routes to mux; wrap is applied to every handler.
+func (a *API) Register(mux *http.ServeMux, wrap func(http.Handler) http.Handler) {
+	mux.Handle("POST /call/read", wrap(a.json(a.callRead)))
+	mux.Handle("POST /calls/query_stats", wrap(a.json(a.callsQueryStats)))
+	mux.Handle("POST /calls/query", wrap(a.json(a.callsQuery)))
+	mux.Handle("POST /calls/stream_query", wrap(http.HandlerFunc(a.callsStreamQuery)))
+}
+
+type jsonHandler func(r *http.Request, body []byte) (any, error)
+
+func (a *API) json(h jsonHandler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, err := httpapi.ReadBody(r, a.maxBytes)
+		if err == nil {
+			var res any
+			if res, err = h(r, body); err == nil {
+				httpapi.WriteJSON(w, http.StatusOK, res)
+				return
+			}
+		}
+		httpapi.WriteError(w, r, a.logger, err)
+	})
+}

@@ -1,0 +1,194 @@
+package queryapi
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"iter"
+	"net/http"
+	"time"
+
+	"github.com/weftdev/weft/auth"
+	"github.com/weftdev/weft/internal/httpapi"
+	"github.com/weftdev/weft/storage"
+	"github.com/weftdev/weft/wire"
+)
+
+// CallReader is the part of the storage contract the calls endpoints use.
+type CallReader interface {
+	QueryCalls(ctx context.Context, q storage.CallsQuery) iter.Seq2[storage.StoredCall, error]
+	CountCalls(ctx context.Context, q storage.CallsQuery, limit int64) (storage.CallsStats, error)
+}
+
+// callsQueryReq is CallsQueryReq on the wire; fields the storage query
+// does not carry are accepted for compatibility.
+type callsQueryReq struct {
+	q                storage.CallsQuery
+	limit, offset    *int64
+	returnExpanded   *bool
+	includeUsernames bool
+	latestOnly       bool
+	query            json.RawMessage
+}
+
+func decodeCallsQuery(body []byte) (storage.CallsQuery, error) {
+	var r callsQueryReq
+	var sortBy []storage.SortBy
+	err := wire.DecodeTop(body, wire.Fields{
+		"project_id": &r.q.ProjectID, "filter": &r.q.Filter, "query": &r.query,
+		"sort_by": &sortBy, "limit": &r.limit, "offset": &r.offset,
+		"columns": &r.q.Columns, "expand_columns": &r.q.ExpandColumns,
+		"return_expanded_column_values": &r.returnExpanded,
+		"include_costs":                 &r.q.IncludeCosts, "include_feedback": &r.q.IncludeFeedback,
+		"include_storage_size": &r.q.IncludeStorageSize, "include_total_storage_size": &r.q.IncludeTotalStorageSize,
+		"include_usernames": &r.includeUsernames, "latest_only": &r.latestOnly,
+	}, "project_id")
+	if err != nil {
+		return storage.CallsQuery{}, err
+	}
+	r.q.SortBy = sortBy
+	r.q.Where = r.query
+	if r.limit != nil && *r.limit > 0 {
+		r.q.Limit = *r.limit
+	}
+	if r.offset != nil && *r.offset > 0 {
+		r.q.Offset = *r.offset
+	}
+	return r.q, nil
+}
+
+func (a *API) callsStreamQuery(w http.ResponseWriter, r *http.Request) {
+	q, err := a.authorizedCallsQuery(r)
+	if err != nil {
+		httpapi.WriteError(w, r, a.logger, err)
+		return
+	}
+	a.streamCalls(w, r, q)
+}
+
+func (a *API) authorizedCallsQuery(r *http.Request) (storage.CallsQuery, error) {
+	body, err := httpapi.ReadBody(r, a.maxBytes)
+	if err != nil {
+		return storage.CallsQuery{}, err
+	}
+	q, err := decodeCallsQuery(body)
+	if err != nil {
+		return q, err
+	}
+	_, err = httpapi.Authorize(r.Context(), q.ProjectID, auth.Read)
+	return q, err
+}
+
+// streamCalls writes one JSON line per call as rows are produced. An error
+// before the first row is answered normally; after it, the connection is
+// aborted so the client sees a broken stream, never a silently short one.
+func (a *API) streamCalls(w http.ResponseWriter, r *http.Request, q storage.CallsQuery) {
+	bw := bufio.NewWriterSize(w, 64<<10)
+	enc := json.NewEncoder(bw)
+	flusher, _ := w.(http.Flusher)
+	started := false
+	lastFlush := time.Now()
+	for c, err := range a.calls.QueryCalls(r.Context(), q) {
+		if err != nil {
+			if !started {
+				httpapi.WriteError(w, r, a.logger, err)
+				return
+			}
+			a.logger.Error("calls stream failed mid-way", "project", q.ProjectID, "err", err)
+			panic(http.ErrAbortHandler)
+		}
+		if !started {
+			w.Header().Set("Content-Type", "application/jsonl")
+			w.WriteHeader(http.StatusOK)
+			started = true
+		}
+		if err := enc.Encode(wire.NewCallSchema(c, wire.Extras{})); err != nil {
+			return // client went away
+		}
+		if flusher != nil && time.Since(lastFlush) > 100*time.Millisecond {
+			_ = bw.Flush()
+			flusher.Flush()
+			lastFlush = time.Now()
+		}
+	}
+	if !started {
+		w.Header().Set("Content-Type", "application/jsonl")
+		w.WriteHeader(http.StatusOK)
+	}
+	_ = bw.Flush()
+}
+
+// callsQuery is the legacy non-streaming form: {"calls": [...]}.
+func (a *API) callsQuery(r *http.Request, body []byte) (any, error) {
+	q, err := decodeCallsQuery(body)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := httpapi.Authorize(r.Context(), q.ProjectID, auth.Read); err != nil {
+		return nil, err
+	}
+	calls := []wire.CallSchema{}
+	for c, err := range a.calls.QueryCalls(r.Context(), q) {
+		if err != nil {
+			return nil, err
+		}
+		calls = append(calls, wire.NewCallSchema(c, wire.Extras{}))
+	}
+	return map[string]any{"calls": calls}, nil
+}
+
+func (a *API) callRead(r *http.Request, body []byte) (any, error) {
+	var q storage.CallsQuery
+	var id string
+	err := wire.DecodeTop(body, wire.Fields{"project_id": &q.ProjectID, "id": &id,
+		"include_costs": &q.IncludeCosts, "include_storage_size": &q.IncludeStorageSize,
+		"include_total_storage_size": &q.IncludeTotalStorageSize}, "project_id", "id")
+	if err != nil {
+		return nil, err
+	}
+	if _, err := httpapi.Authorize(r.Context(), q.ProjectID, auth.Read); err != nil {
+		return nil, err
+	}
+	q.Filter.CallIDs = []string{id}
+	q.Limit = 1
+	for c, err := range a.calls.QueryCalls(r.Context(), q) {
+		if err != nil {
+			return nil, err
+		}
+		return map[string]any{"call": wire.NewCallSchema(c, wire.Extras{})}, nil
+	}
+	return map[string]any{"call": nil}, nil
+}
+
+func (a *API) callsQueryStats(r *http.Request, body []byte) (any, error) {
+	var q storage.CallsQuery
+	var limit *int64
+	var query json.RawMessage
+	err := wire.DecodeTop(body, wire.Fields{"project_id": &q.ProjectID, "filter": &q.Filter, "query": &query,
+		"limit": &limit, "include_total_storage_size": &q.IncludeTotalStorageSize,
+		"expand_columns": &q.ExpandColumns}, "project_id")
+	if err != nil {
+		return nil, err
+	}
+	if limit != nil && *limit < 1 {
+		return nil, &wire.FieldError{Field: "limit", Msg: fmt.Sprintf("must be at least 1, got %d", *limit)}
+	}
+	if _, err := httpapi.Authorize(r.Context(), q.ProjectID, auth.Read); err != nil {
+		return nil, err
+	}
+	q.Where = query
+	var max int64
+	if limit != nil {
+		max = *limit
+	}
+	st, err := a.calls.CountCalls(r.Context(), q, max)
+	if err != nil {
+		return nil, err
+	}
+	res := map[string]any{"count": st.Count, "has_more": max > 0 && st.Count >= max}
+	if q.IncludeTotalStorageSize {
+		res["total_storage_size_bytes"] = st.TotalStorageSizeBytes
+	}
+	return res, nil
+}

@@ -1,0 +1,189 @@
+package wire
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/google/uuid"
+
+	"github.com/weftdev/weft/storage"
+)
+
+// StartedCall is StartedCallSchemaForInsert.
+type StartedCall struct {
+	ProjectID   string          `json:"project_id"`
+	ID          string          `json:"id"`
+	OpName      string          `json:"op_name"`
+	DisplayName *string         `json:"display_name"`
+	TraceID     string          `json:"trace_id"`
+	ParentID    *string         `json:"parent_id"`
+	ThreadID    *string         `json:"thread_id"`
+	TurnID      *string         `json:"turn_id"`
+	StartedAt   Time            `json:"started_at"`
+	Attributes  json.RawMessage `json:"attributes"`
+	Inputs      json.RawMessage `json:"inputs"`
+	OtelDump    json.RawMessage `json:"otel_dump"`
+	WBUserID    *string         `json:"wb_user_id"`
+	WBRunID     *string         `json:"wb_run_id"`
+	WBRunStep   *int64          `json:"wb_run_step"`
+}
+
+// EndedCall is EndedCallSchemaForInsert.
+type EndedCall struct {
+	ProjectID    string          `json:"project_id"`
+	ID           string          `json:"id"`
+	EndedAt      Time            `json:"ended_at"`
+	Exception    *string         `json:"exception"`
+	Output       json.RawMessage `json:"output"`
+	Summary      json.RawMessage `json:"summary"`
+	WBRunStepEnd *int64          `json:"wb_run_step_end"`
+}
+
+// CompletedCall is CompletedCallSchemaForInsert: a start and an end at once.
+type CompletedCall struct {
+	StartedCall
+	EndedAt      Time            `json:"ended_at"`
+	Exception    *string         `json:"exception"`
+	Output       json.RawMessage `json:"output"`
+	Summary      json.RawMessage `json:"summary"`
+	WBRunStepEnd *int64          `json:"wb_run_step_end"`
+}
+
+// RefExtractor finds the weave refs inside a JSON value.
+type RefExtractor func(json.RawMessage) []string
+
+// maxOpNameLen is the reference server's limit for op names that are not refs.
+const maxOpNameLen = 128
+
+// StartPart validates s and converts it. Missing id and trace_id are
+// generated (UUIDv7), as the reference ClickHouse server does. userID is
+// the authenticated caller and overrides any wb_user_id sent.
+func (s *StartedCall) StartPart(userID string, extract RefExtractor) (storage.CallPart, error) {
+	if err := s.validate(); err != nil {
+		return storage.CallPart{}, err
+	}
+	if s.ID == "" {
+		s.ID = newID()
+	}
+	if s.TraceID == "" {
+		s.TraceID = newID()
+	}
+	inputs := objectOrEmpty(s.Inputs)
+	c := storage.Call{
+		ProjectID: s.ProjectID, ID: s.ID, TraceID: s.TraceID, OpName: s.OpName,
+		DisplayName: deref(s.DisplayName), ParentID: deref(s.ParentID),
+		ThreadID: deref(s.ThreadID), TurnID: deref(s.TurnID), StartedAt: s.StartedAt.UTC(),
+		Attributes: objectOrEmpty(s.Attributes), Inputs: inputs, OtelDump: nullToNil(s.OtelDump),
+		WBUserID: userID, WBRunID: deref(s.WBRunID), WBRunStep: s.WBRunStep,
+		InputRefs: extract(inputs),
+	}
+	return storage.CallPart{Kind: storage.PartStart, Call: c}, nil
+}
+
+func (s *StartedCall) validate() error {
+	switch {
+	case s.ProjectID == "":
+		return &FieldError{Field: "project_id", Msg: "field required"}
+	case s.OpName == "":
+		return &FieldError{Field: "op_name", Msg: "field required: the op name or op ref"}
+	case !strings.HasPrefix(s.OpName, "weave:") && len(s.OpName) > maxOpNameLen:
+		return &FieldError{Field: "op_name", Msg: fmt.Sprintf("longer than %d characters; use a shorter name or an op ref", maxOpNameLen)}
+	case s.StartedAt.IsZero():
+		return &FieldError{Field: "started_at", Msg: "field required: an ISO-8601 datetime"}
+	case s.DisplayName != nil && len(*s.DisplayName) > 1024:
+		return &FieldError{Field: "display_name", Msg: "longer than 1024 characters"}
+	}
+	if err := mustBeObject("attributes", s.Attributes); err != nil {
+		return err
+	}
+	return mustBeObject("inputs", s.Inputs)
+}
+
+// EndPart validates e and converts it.
+func (e *EndedCall) EndPart(extract RefExtractor) (storage.CallPart, error) {
+	switch {
+	case e.ProjectID == "":
+		return storage.CallPart{}, &FieldError{Field: "project_id", Msg: "field required"}
+	case e.ID == "":
+		return storage.CallPart{}, &FieldError{Field: "id", Msg: "field required: the id of the call being ended"}
+	case e.EndedAt.IsZero():
+		return storage.CallPart{}, &FieldError{Field: "ended_at", Msg: "field required: an ISO-8601 datetime"}
+	}
+	if err := mustBeObject("summary", e.Summary); err != nil {
+		return storage.CallPart{}, err
+	}
+	c := storage.Call{ProjectID: e.ProjectID, ID: e.ID}
+	setEnd(&c, e.EndedAt, e.Exception, e.Output, e.Summary, e.WBRunStepEnd, extract)
+	return storage.CallPart{Kind: storage.PartEnd, Call: c}, nil
+}
+
+// CompletePart validates a calls_complete item and converts it.
+func (cc *CompletedCall) CompletePart(userID string, extract RefExtractor) (storage.CallPart, error) {
+	if cc.ID == "" {
+		return storage.CallPart{}, &FieldError{Field: "id", Msg: "field required"}
+	}
+	if cc.TraceID == "" {
+		return storage.CallPart{}, &FieldError{Field: "trace_id", Msg: "field required"}
+	}
+	if cc.EndedAt.IsZero() {
+		return storage.CallPart{}, &FieldError{Field: "ended_at", Msg: "field required: an ISO-8601 datetime"}
+	}
+	if err := mustBeObject("summary", cc.Summary); err != nil {
+		return storage.CallPart{}, err
+	}
+	p, err := cc.StartPart(userID, extract)
+	if err != nil {
+		return p, err
+	}
+	setEnd(&p.Call, cc.EndedAt, cc.Exception, cc.Output, cc.Summary, cc.WBRunStepEnd, extract)
+	p.Kind = storage.PartComplete
+	return p, nil
+}
+
+func setEnd(c *storage.Call, ended Time, exc *string, output, summary json.RawMessage, step *int64, extract RefExtractor) {
+	c.EndedAt = TimePtr(ended)
+	c.Exception = exc
+	c.Output = nullToNil(output)
+	c.Summary = objectOrEmpty(summary)
+	c.WBRunStepEnd = step
+	if c.Output != nil {
+		c.OutputRefs = extract(c.Output)
+	}
+}
+
+func mustBeObject(field string, v json.RawMessage) error {
+	v = bytes.TrimSpace(v)
+	if len(v) == 0 || bytes.Equal(v, []byte("null")) || v[0] == '{' {
+		return nil
+	}
+	return &FieldError{Field: field, Msg: "must be a JSON object"}
+}
+
+func objectOrEmpty(v json.RawMessage) json.RawMessage {
+	v = bytes.TrimSpace(v)
+	if len(v) == 0 || bytes.Equal(v, []byte("null")) {
+		return json.RawMessage("{}")
+	}
+	return v
+}
+
+func nullToNil(v json.RawMessage) json.RawMessage {
+	v = bytes.TrimSpace(v)
+	if len(v) == 0 || bytes.Equal(v, []byte("null")) {
+		return nil
+	}
+	return v
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+func newID() string {
+	return uuid.Must(uuid.NewV7()).String()
+}

@@ -1,0 +1,107 @@
+package wire
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// FieldError is a bad request body: Field names the offending key (dotted
+// path) and Unknown says it was an unrecognised top-level key (HTTP 422)
+// rather than a bad value (HTTP 400).
+type FieldError struct {
+	Field   string
+	Msg     string
+	Unknown bool
+}
+
+func (e *FieldError) Error() string {
+	if e.Field == "" {
+		return e.Msg
+	}
+	return e.Field + ": " + e.Msg
+}
+
+// Fields maps each allowed top-level key to the pointer it decodes into.
+type Fields map[string]any
+
+// DecodeTop decodes a JSON object body strictly at the top level (unknown
+// keys are rejected, as the reference server's strict models do) while
+// nested payloads ignore unknown keys, as newer clients add fields. Explicit
+// nulls leave the target at its default. Required keys must be present and
+// not null.
+func DecodeTop(body []byte, fields Fields, required ...string) error {
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(body, &raw); err != nil {
+		return bodyError(err)
+	}
+	if raw == nil {
+		return &FieldError{Msg: "request body must be a JSON object"}
+	}
+	for key, val := range raw {
+		target, ok := fields[key]
+		if !ok {
+			return &FieldError{Field: key, Unknown: true, Msg: "unknown field; allowed: " + allowed(fields)}
+		}
+		if bytes.Equal(val, []byte("null")) {
+			continue
+		}
+		if err := json.Unmarshal(val, target); err != nil {
+			return valueError(key, err)
+		}
+	}
+	for _, key := range required {
+		if v, ok := raw[key]; !ok || bytes.Equal(v, []byte("null")) {
+			return &FieldError{Field: key, Msg: "field required"}
+		}
+	}
+	return nil
+}
+
+func allowed(fields Fields) string {
+	keys := make([]string, 0, len(fields))
+	for k := range fields {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return strings.Join(keys, ", ")
+}
+
+func bodyError(err error) error {
+	var syn *json.SyntaxError
+	if errors.As(err, &syn) {
+		return &FieldError{Msg: fmt.Sprintf("request body is not valid JSON (offset %d): %v", syn.Offset, err)}
+	}
+	var typ *json.UnmarshalTypeError
+	if errors.As(err, &typ) {
+		return &FieldError{Msg: "request body must be a JSON object"}
+	}
+	return &FieldError{Msg: "request body is not valid JSON: " + err.Error()}
+}
+
+func valueError(key string, err error) error {
+	var typ *json.UnmarshalTypeError
+	if errors.As(err, &typ) {
+		field := key
+		if typ.Field != "" {
+			field = key + "." + typ.Field
+		}
+		return &FieldError{Field: field, Msg: fmt.Sprintf("expected %s, got JSON %s", typ.Type, typ.Value)}
+	}
+	var fe *FieldError
+	if errors.As(err, &fe) {
+		fe.Field = joinField(key, fe.Field)
+		return fe
+	}
+	return &FieldError{Field: key, Msg: err.Error()}
+}
+
+func joinField(a, b string) string {
+	if b == "" {
+		return a
+	}
+	return a + "." + b
+}

@@ -1,0 +1,7 @@
+// Package wire holds the Weave trace-server JSON shapes shared by the
+// receivers and the query API: request and response structs, the lenient
+// datetime format clients send, strict top-level decoding, and conversion
+// between wire calls and storage records.
+//
+// It must never import storage backends, receivers or the query API.
+package wire

@@ -1,0 +1,94 @@
+package wire
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Time is a datetime as clients send it: ISO-8601 with Z, an offset or no
+// zone (taken as UTC), or a number of unix seconds. It encodes as ISO-8601
+// UTC with microsecond precision, as the reference server answers.
+type Time struct{ time.Time }
+
+var layouts = []string{
+	time.RFC3339Nano,
+	"2006-01-02T15:04:05.999999999",
+	"2006-01-02 15:04:05.999999999Z07:00",
+	"2006-01-02 15:04:05.999999999",
+	"2006-01-02",
+}
+
+// ParseTime parses the accepted string forms.
+func ParseTime(s string) (time.Time, error) {
+	s = strings.TrimSpace(s)
+	for _, l := range layouts {
+		if t, err := time.Parse(l, s); err == nil {
+			return t.UTC(), nil
+		}
+	}
+	if f, err := strconv.ParseFloat(s, 64); err == nil {
+		return unixFloat(f)
+	}
+	return time.Time{}, fmt.Errorf("%q is not an ISO-8601 datetime (e.g. 2025-01-02T03:04:05.123Z)", s)
+}
+
+func unixFloat(f float64) (time.Time, error) {
+	if math.IsNaN(f) || math.IsInf(f, 0) || math.Abs(f) > 1e11 {
+		return time.Time{}, fmt.Errorf("%v is out of range for unix seconds", f)
+	}
+	sec, frac := math.Modf(f)
+	return time.Unix(int64(sec), int64(math.Round(frac*1e6))*1000).UTC(), nil
+}
+
+// UnmarshalJSON implements json.Unmarshaler.
+func (t *Time) UnmarshalJSON(b []byte) error {
+	if bytes.Equal(b, []byte("null")) {
+		t.Time = time.Time{}
+		return nil
+	}
+	if len(b) > 0 && b[0] == '"' {
+		var s string
+		if err := json.Unmarshal(b, &s); err != nil {
+			return err
+		}
+		v, err := ParseTime(s)
+		t.Time = v
+		return err
+	}
+	f, err := strconv.ParseFloat(string(b), 64)
+	if err != nil {
+		return fmt.Errorf("%s is not a datetime", b)
+	}
+	v, err := unixFloat(f)
+	t.Time = v
+	return err
+}
+
+// MarshalJSON implements json.Marshaler.
+func (t Time) MarshalJSON() ([]byte, error) {
+	return []byte(`"` + FormatTime(t.Time) + `"`), nil
+}
+
+// FormatTime renders t the way pydantic does: UTC, "Z", microseconds only
+// when non-zero.
+func FormatTime(t time.Time) string {
+	t = t.UTC().Truncate(time.Microsecond)
+	if t.Nanosecond() == 0 {
+		return t.Format("2006-01-02T15:04:05Z")
+	}
+	return t.Format("2006-01-02T15:04:05.000000Z")
+}
+
+// TimePtr returns nil for the zero time.
+func TimePtr(t Time) *time.Time {
+	if t.IsZero() {
+		return nil
+	}
+	v := t.UTC()
+	return &v
+}
