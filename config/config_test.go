@@ -1,0 +1,85 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+
+func writeFile(t *testing.T, body string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "weft.yaml")
+	if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestLoadPrecedence(t *testing.T) {
+	file := writeFile(t, "listen: 127.0.0.1:1000\ndata_dir: /from/file\nlog_level: warn\npipeline:\n  max_batch_ops: 7\n  batch_linger: 3ms\n")
+	cfg, err := Load([]string{"--config", file, "--listen", "127.0.0.1:3000"},
+		env(map[string]string{"WEFT_LISTEN": "127.0.0.1:2000", "WEFT_DATA_DIR": "/from/env"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Listen != "127.0.0.1:3000" || cfg.DataDir != "/from/env" || cfg.LogLevel != "warn" {
+		t.Fatalf("precedence wrong: %+v", cfg)
+	}
+	if cfg.Pipeline.MaxBatchOps != 7 || cfg.Pipeline.BatchLinger != 3*time.Millisecond || cfg.Pipeline.MaxQueuedOps != defaultQueueOps() {
+		t.Fatalf("nested keys wrong: %+v", cfg.Pipeline)
+	}
+}
+
+func defaultQueueOps() int { return Default().Pipeline.MaxQueuedOps }
+
+func TestLoadErrors(t *testing.T) {
+	tests := []struct {
+		name    string
+		args    []string
+		env     map[string]string
+		wantSub string
+	}{
+		{"unknown key", []string{"--config", "FILE:listen: 127.0.0.1:1\nlisten_addr: x\n"}, nil, `unknown key "listen_addr" at line 2`},
+		{"unknown nested key", []string{"--config", "FILE:pipeline:\n  max_batch: 3\n"}, nil, `unknown key "max_batch"`},
+		{"bad listen", []string{"--listen", "nope"}, nil, "listen:"},
+		{"bad int env", nil, map[string]string{"WEFT_MAX_REQUEST_BYTES": "lots"}, "WEFT_MAX_REQUEST_BYTES"},
+		{"bad level", []string{"--log-level", "loud"}, nil, "log_level"},
+		{"config from env", nil, map[string]string{"WEFT_CONFIG": "FILE:bogus: 1\n"}, `unknown key "bogus"`},
+		{"stray argument", []string{"extra"}, nil, "unexpected argument"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			args := append([]string(nil), tc.args...)
+			for i, a := range args {
+				if body, ok := strings.CutPrefix(a, "FILE:"); ok {
+					args[i] = writeFile(t, body)
+				}
+			}
+			e := map[string]string{}
+			for k, v := range tc.env {
+				if body, ok := strings.CutPrefix(v, "FILE:"); ok {
+					v = writeFile(t, body)
+				}
+				e[k] = v
+			}
+			_, err := Load(args, env(e))
+			if err == nil || !strings.Contains(err.Error(), tc.wantSub) {
+				t.Fatalf("err = %v, want it to contain %q", err, tc.wantSub)
+			}
+		})
+	}
+}
+
+func TestDefaultsValid(t *testing.T) {
+	cfg, err := Load(nil, env(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Listen != "127.0.0.1:6345" || cfg.DataDir != "./weft-data" || cfg.MaxRequestBytes != 32<<20 {
+		t.Fatalf("defaults = %+v", cfg)
+	}
+}

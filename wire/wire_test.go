@@ -1,0 +1,179 @@
+package wire
+
+import (
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/weftdev/weft/storage"
+)
+
+func TestParseTime(t *testing.T) {
+	want := time.Date(2025, 1, 2, 3, 4, 5, 123000000, time.UTC)
+	for _, in := range []string{
+		`"2025-01-02T03:04:05.123Z"`, `"2025-01-02T03:04:05.123+00:00"`, `"2025-01-02T05:04:05.123+02:00"`,
+		`"2025-01-02T03:04:05.123"`, `"2025-01-02 03:04:05.123"`, `1735787045.123`, `"1735787045.123"`,
+	} {
+		var tm Time
+		if err := json.Unmarshal([]byte(in), &tm); err != nil {
+			t.Fatalf("%s: %v", in, err)
+		}
+		if !tm.Equal(want) {
+			t.Errorf("%s parsed as %v, want %v", in, tm.Time, want)
+		}
+	}
+	for _, bad := range []string{`"yesterday"`, `true`, `"2025-13-45T00:00:00Z"`, `1e300`} {
+		var tm Time
+		if err := json.Unmarshal([]byte(bad), &tm); err == nil {
+			t.Errorf("%s accepted as %v", bad, tm.Time)
+		}
+	}
+}
+
+func TestFormatTime(t *testing.T) {
+	tests := map[time.Time]string{
+		time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC):         "2025-01-02T03:04:05Z",
+		time.Date(2025, 1, 2, 3, 4, 5, 120000000, time.UTC): "2025-01-02T03:04:05.120000Z",
+		time.Date(2025, 1, 2, 3, 4, 5, 999, time.UTC):       "2025-01-02T03:04:05Z",
+	}
+	for in, want := range tests {
+		if got := FormatTime(in); got != want {
+			t.Errorf("FormatTime(%v) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestDecodeTop(t *testing.T) {
+	type target struct {
+		ID    string
+		Limit *int64
+		Start StartedCall
+	}
+	tests := []struct {
+		name      string
+		body      string
+		wantField string
+		unknown   bool
+	}{
+		{"ok with nulls and nested unknowns", `{"id":"a","limit":null,"start":{"op_name":"x","future":1}}`, "", false},
+		{"unknown top-level", `{"id":"a","bogus":1}`, "bogus", true},
+		{"missing required", `{"limit":3}`, "id", false},
+		{"required null", `{"id":null}`, "id", false},
+		{"wrong type", `{"id":"a","limit":"ten"}`, "limit", false},
+		{"nested wrong type", `{"id":"a","start":{"op_name":5}}`, "start.op_name", false},
+		{"not json", `{"id":`, "", false},
+		{"not an object", `[1,2]`, "", false},
+		{"bad datetime", `{"id":"a","start":{"started_at":"soon"}}`, "start", false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var v target
+			err := DecodeTop([]byte(tc.body), Fields{"id": &v.ID, "limit": &v.Limit, "start": &v.Start}, "id")
+			if tc.name == "ok with nulls and nested unknowns" {
+				if err != nil || v.ID != "a" || v.Limit != nil || v.Start.OpName != "x" {
+					t.Fatalf("err=%v v=%+v", err, v)
+				}
+				return
+			}
+			var fe *FieldError
+			if !errors.As(err, &fe) {
+				t.Fatalf("err = %v, want a FieldError", err)
+			}
+			if !strings.HasPrefix(fe.Field, tc.wantField) || fe.Unknown != tc.unknown {
+				t.Fatalf("FieldError = %+v, want field %q unknown=%v", fe, tc.wantField, tc.unknown)
+			}
+		})
+	}
+}
+
+func noRefs(json.RawMessage) []string { return nil }
+
+func TestStartPartValidation(t *testing.T) {
+	long := strings.Repeat("x", 200)
+	tests := []struct {
+		name  string
+		start StartedCall
+		field string
+	}{
+		{"no project", StartedCall{OpName: "op", StartedAt: Time{time.Now()}}, "project_id"},
+		{"no op", StartedCall{ProjectID: "e/p", StartedAt: Time{time.Now()}}, "op_name"},
+		{"long op", StartedCall{ProjectID: "e/p", OpName: long, StartedAt: Time{time.Now()}}, "op_name"},
+		{"no started_at", StartedCall{ProjectID: "e/p", OpName: "op"}, "started_at"},
+		{"inputs not object", StartedCall{ProjectID: "e/p", OpName: "op", StartedAt: Time{time.Now()}, Inputs: json.RawMessage(`[1]`)}, "inputs"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := tc.start.StartPart("u", noRefs)
+			var fe *FieldError
+			if !errors.As(err, &fe) || fe.Field != tc.field {
+				t.Fatalf("err = %v, want field %s", err, tc.field)
+			}
+		})
+	}
+	s := StartedCall{ProjectID: "e/p", OpName: "weave:///e/p/op/" + long + ":d", StartedAt: Time{time.Now()}, WBUserID: ptr("spoofed")}
+	p, err := s.StartPart("real-user", noRefs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Call.ID == "" || p.Call.TraceID == "" || p.Call.WBUserID != "real-user" || string(p.Call.Inputs) != "{}" {
+		t.Fatalf("generated fields wrong: %+v", p.Call)
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func TestCallSchemaDerivedSummary(t *testing.T) {
+	t0 := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	t1 := t0.Add(1500 * time.Millisecond)
+	tests := []struct {
+		name       string
+		call       storage.Call
+		wantStatus string
+		wantName   string
+	}{
+		{"running", storage.Call{OpName: "weave:///e/p/op/add:abc", StartedAt: t0}, "running", "add"},
+		{"error", storage.Call{OpName: "plain", StartedAt: t0, EndedAt: &t1, Exception: ptr("x")}, "error", "plain"},
+		{"descendant error", storage.Call{OpName: "o", StartedAt: t0, EndedAt: &t1, Summary: json.RawMessage(`{"status_counts":{"error":2}}`)}, "descendant_error", "o"},
+		{"success", storage.Call{OpName: "o", StartedAt: t0, EndedAt: &t1, Summary: json.RawMessage(`{"weave":{"status":"stale"}}`)}, "success", "o"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s := NewCallSchema(storage.StoredCall{Call: tc.call}, Extras{})
+			var sum struct {
+				Weave struct {
+					Status    string `json:"status"`
+					TraceName string `json:"trace_name"`
+					Latency   *int64 `json:"latency_ms"`
+				} `json:"weave"`
+			}
+			if err := json.Unmarshal(s.Summary, &sum); err != nil {
+				t.Fatal(err)
+			}
+			if sum.Weave.Status != tc.wantStatus || sum.Weave.TraceName != tc.wantName {
+				t.Fatalf("summary.weave = %+v", sum.Weave)
+			}
+			if (tc.call.EndedAt != nil) != (sum.Weave.Latency != nil) || (sum.Weave.Latency != nil && *sum.Weave.Latency != 1500) {
+				t.Fatalf("latency = %v", sum.Weave.Latency)
+			}
+		})
+	}
+}
+
+func FuzzDecodeTop(f *testing.F) {
+	for _, s := range []string{`{"start":{"project_id":"e/p","op_name":"o","started_at":"2025-01-01T00:00:00Z"}}`, `{}`, `null`, `{"start":null}`, `{"start":{"started_at":1e999}}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		var s StartedCall
+		if err := DecodeTop(body, Fields{"start": &s}, "start"); err != nil {
+			var fe *FieldError
+			if !errors.As(err, &fe) {
+				t.Fatalf("non-field error %T: %v", err, err)
+			}
+			return
+		}
+		_, _ = s.StartPart("u", noRefs)
+	})
+}
