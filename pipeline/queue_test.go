@@ -149,44 +149,6 @@ func TestStopFlushesAcceptedAndRefusesNew(t *testing.T) {
 	}
 }
 
-func TestMergeOps(t *testing.T) {
-	t1 := time.Unix(10, 0)
-	end := storage.CallOp{Part: &storage.CallPart{Kind: storage.PartEnd, Call: storage.Call{ProjectID: "e/p", ID: "a", EndedAt: &t1}}}
-	del := storage.CallOp{Delete: &storage.CallDelete{ProjectID: "e/p", IDs: []string{"a"}}}
-	tests := []struct {
-		name      string
-		ops       []storage.CallOp
-		wantKinds []storage.PartKind // 0 for non-part ops
-		wantIndex []int
-	}{
-		{"start and end merge", []storage.CallOp{startOp("a"), end}, []storage.PartKind{storage.PartComplete}, []int{0, 0}},
-		{"different calls stay apart", []storage.CallOp{startOp("a"), startOp("b")}, []storage.PartKind{storage.PartStart, storage.PartStart}, []int{0, 1}},
-		{"delete ends the run", []storage.CallOp{startOp("a"), del, end}, []storage.PartKind{storage.PartStart, 0, storage.PartEnd}, []int{0, 1, 2}},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			merged, index := mergeOps(tc.ops)
-			if len(merged) != len(tc.wantKinds) {
-				t.Fatalf("merged %d ops, want %d", len(merged), len(tc.wantKinds))
-			}
-			for i, op := range merged {
-				var k storage.PartKind
-				if op.Part != nil {
-					k = op.Part.Kind
-				}
-				if k != tc.wantKinds[i] {
-					t.Errorf("op %d kind %v, want %v", i, k, tc.wantKinds[i])
-				}
-			}
-			for i := range index {
-				if index[i] != tc.wantIndex[i] {
-					t.Errorf("index = %v, want %v", index, tc.wantIndex)
-				}
-			}
-		})
-	}
-}
-
 func TestConfigValidate(t *testing.T) {
 	bad := []func(*Config){
 		func(c *Config) { c.MaxQueuedOps = 0 },

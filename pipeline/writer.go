@@ -91,7 +91,7 @@ func (q *Queue) writeRequests(batch []*request) error {
 	for _, r := range batch {
 		all = append(all, r.ops...)
 	}
-	merged, index := mergeOps(all)
+	merged, index := storage.MergeOps(all)
 	// Storage gets its own context: an acknowledged-in-progress batch must
 	// not be abandoned because one client disconnected.
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"sort"
 	"strings"
 )
@@ -88,6 +89,9 @@ func valueError(key string, err error) error {
 		field := key
 		if typ.Field != "" {
 			field = key + "." + typ.Field
+		}
+		if typ.Type == reflect.TypeFor[Time]() {
+			return &FieldError{Field: field, Msg: "expected an ISO-8601 datetime such as 2025-01-02T03:04:05.123Z, got " + typ.Value}
 		}
 		return &FieldError{Field: field, Msg: fmt.Sprintf("expected %s, got JSON %s", typ.Type, typ.Value)}
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"reflect"
 	"strconv"
 	"strings"
 	"time"
@@ -45,8 +46,16 @@ func unixFloat(f float64) (time.Time, error) {
 	return time.Unix(int64(sec), int64(math.Round(frac*1e6))*1000).UTC(), nil
 }
 
-// UnmarshalJSON implements json.Unmarshaler.
+// UnmarshalJSON implements json.Unmarshaler. Failures are reported as
+// *json.UnmarshalTypeError so encoding/json adds the field path to them.
 func (t *Time) UnmarshalJSON(b []byte) error {
+	if err := t.unmarshal(b); err != nil {
+		return &json.UnmarshalTypeError{Value: string(b), Type: reflect.TypeFor[Time]()}
+	}
+	return nil
+}
+
+func (t *Time) unmarshal(b []byte) error {
 	if bytes.Equal(b, []byte("null")) {
 		t.Time = time.Time{}
 		return nil

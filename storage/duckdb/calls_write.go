@@ -89,8 +89,11 @@ func (s *Store) WriteCallOps(ctx context.Context, ops []storage.CallOp) ([]stora
 	return results, nil
 }
 
-func (s *Store) applyOps(ctx context.Context, conn *sql.Conn, ops []storage.CallOp) ([]storage.CallOpResult, error) {
-	results := make([]storage.CallOpResult, len(ops))
+func (s *Store) applyOps(ctx context.Context, conn *sql.Conn, in []storage.CallOp) ([]storage.CallOpResult, error) {
+	// ON CONFLICT cannot touch one row twice in a statement, so parts of the
+	// same call are merged here even if the caller did not.
+	ops, index := storage.MergeOps(in)
+	merged := make([]storage.CallOpResult, len(ops))
 	for start := 0; start < len(ops); {
 		end := start
 		for end < len(ops) && ops[end].Part != nil {
@@ -108,12 +111,16 @@ func (s *Store) applyOps(ctx context.Context, conn *sql.Conn, ops []storage.Call
 		case op.Update != nil:
 			err = updateCall(ctx, conn, op.Update)
 		case op.Delete != nil:
-			results[start].NumDeleted, err = deleteCalls(ctx, conn, op.Delete)
+			merged[start].NumDeleted, err = deleteCalls(ctx, conn, op.Delete)
 		}
 		if err != nil {
 			return nil, err
 		}
 		start++
+	}
+	results := make([]storage.CallOpResult, len(in))
+	for i, j := range index {
+		results[i] = merged[j]
 	}
 	return results, nil
 }

@@ -1,14 +1,12 @@
-package pipeline
+package storage
 
-import "github.com/weftdev/weft/storage"
-
-// mergeOps folds parts of the same call within a run of consecutive parts
+// MergeOps folds parts of the same call within a run of consecutive parts
 // into one part, so storage writes each call at most once per run. Updates
 // and deletes stay in place and end the run, which keeps their ordering
 // relative to the parts around them. index maps each input op to its
 // output op.
-func mergeOps(ops []storage.CallOp) (merged []storage.CallOp, index []int) {
-	merged = make([]storage.CallOp, 0, len(ops))
+func MergeOps(ops []CallOp) (merged []CallOp, index []int) {
+	merged = make([]CallOp, 0, len(ops))
 	index = make([]int, len(ops))
 	run := make(map[callKey]int)
 	for i, op := range ops {
@@ -27,7 +25,7 @@ func mergeOps(ops []storage.CallOp) (merged []storage.CallOp, index []int) {
 		p := *op.Part
 		run[key] = len(merged)
 		index[i] = len(merged)
-		merged = append(merged, storage.CallOp{Part: &p})
+		merged = append(merged, CallOp{Part: &p})
 	}
 	return merged, index
 }
@@ -36,7 +34,7 @@ type callKey struct{ project, id string }
 
 // mergePart applies src, which arrived after dst, on top of dst: each side
 // src carries overwrites that side of dst (last write wins per side).
-func mergePart(dst, src *storage.CallPart) {
+func mergePart(dst, src *CallPart) {
 	if src.Kind.HasStart() {
 		copyStart(&dst.Call, &src.Call)
 	}
@@ -46,7 +44,7 @@ func mergePart(dst, src *storage.CallPart) {
 	dst.Kind |= src.Kind
 }
 
-func copyStart(dst, src *storage.Call) {
+func copyStart(dst, src *Call) {
 	dst.TraceID = src.TraceID
 	dst.ParentID = src.ParentID
 	dst.ThreadID = src.ThreadID
@@ -63,7 +61,7 @@ func copyStart(dst, src *storage.Call) {
 	dst.InputRefs = src.InputRefs
 }
 
-func copyEnd(dst, src *storage.Call) {
+func copyEnd(dst, src *Call) {
 	dst.EndedAt = src.EndedAt
 	dst.Exception = src.Exception
 	dst.Output = src.Output

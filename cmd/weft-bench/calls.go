@@ -1,0 +1,126 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// benchCalls writes o.calls calls through /call/upsert_batch from
+// o.workers clients and prints throughput, latency and peak RSS.
+func benchCalls(ctx context.Context, t *target, o options) error {
+	elapsed, lat, err := load(ctx, t, o, o.project)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("upsert_batch: %d calls in %d-call batches, %d workers, ~%d B payload\n", o.calls, o.batch, o.workers, o.payload)
+	fmt.Printf("  throughput  %.0f calls/s\n", float64(o.calls)/elapsed.Seconds())
+	fmt.Printf("  latency     p50 %v  p99 %v  (per request)\n", pct(lat, 50), pct(lat, 99))
+	fmt.Printf("  peak RSS    %s\n", t.peakRSS())
+	return nil
+}
+
+// load sends the calls and returns the wall time and request latencies.
+func load(ctx context.Context, t *target, o options, project string) (time.Duration, []time.Duration, error) {
+	batches := (o.calls + o.batch - 1) / o.batch
+	var next atomic.Int64
+	var mu sync.Mutex
+	var lats []time.Duration
+	var firstErr error
+	client := &http.Client{Timeout: 2 * time.Minute}
+	pad := strings.Repeat("x", max(o.payload-60, 0)/2)
+	begin := time.Now()
+	var wg sync.WaitGroup
+	for range o.workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for ctx.Err() == nil {
+				b := int(next.Add(1)) - 1
+				if b >= batches {
+					return
+				}
+				n := min(o.batch, o.calls-b*o.batch)
+				body := batchBody(project, b, n, pad)
+				d, err := postRetrying(ctx, client, t, "/call/upsert_batch", body)
+				mu.Lock()
+				lats = append(lats, d)
+				if err != nil && firstErr == nil {
+					firstErr = err
+				}
+				mu.Unlock()
+				if err != nil {
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return time.Since(begin), lats, firstErr
+}
+
+var ops = []string{"chat", "embed", "retrieve", "rerank", "tool"}
+
+func batchBody(project string, b, n int, pad string) []byte {
+	base := time.Now().UTC()
+	items := make([]map[string]any, 0, 2*n)
+	for i := range n {
+		id := fmt.Sprintf("c%08d-%05d", b, i)
+		op := ops[(b+i)%len(ops)]
+		started := base.Add(time.Duration(i) * time.Microsecond)
+		items = append(items,
+			map[string]any{"mode": "start", "req": map[string]any{"start": map[string]any{
+				"project_id": project, "id": id, "trace_id": fmt.Sprintf("t%08d", b), "op_name": "weave:///" + project + "/op/" + op + ":v1",
+				"started_at": started.Format(time.RFC3339Nano), "attributes": map[string]any{"env": "bench"},
+				"inputs": map[string]any{"prompt": pad, "n": i}}}},
+			map[string]any{"mode": "end", "req": map[string]any{"end": map[string]any{
+				"project_id": project, "id": id, "ended_at": started.Add(42 * time.Millisecond).Format(time.RFC3339Nano),
+				"output": map[string]any{"text": pad}, "summary": map[string]any{"usage": map[string]any{"gpt-4o": map[string]any{"prompt_tokens": 10, "completion_tokens": 20, "requests": 1}}}}}})
+	}
+	body, _ := json.Marshal(map[string]any{"batch": items})
+	return body
+}
+
+// postRetrying posts body, retrying 429/503 after Retry-After as SDKs do.
+func postRetrying(ctx context.Context, c *http.Client, t *target, path string, body []byte) (time.Duration, error) {
+	begin := time.Now()
+	for {
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, t.url+path, bytes.NewReader(body))
+		if err != nil {
+			return 0, err
+		}
+		req.Header.Set("Authorization", "Bearer "+t.key)
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := c.Do(req)
+		if err != nil {
+			return 0, err
+		}
+		out, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		switch resp.StatusCode {
+		case http.StatusOK:
+			return time.Since(begin), nil
+		case http.StatusTooManyRequests, http.StatusServiceUnavailable:
+			time.Sleep(50 * time.Millisecond)
+			continue
+		}
+		return 0, fmt.Errorf("POST %s: %d %s", path, resp.StatusCode, out)
+	}
+}
+
+func pct(d []time.Duration, p int) time.Duration {
+	if len(d) == 0 {
+		return 0
+	}
+	s := slices.Clone(d)
+	slices.Sort(s)
+	return s[min(len(s)-1, len(s)*p/100)].Round(10 * time.Microsecond)
+}

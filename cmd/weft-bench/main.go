@@ -1,0 +1,78 @@
+// Command weft-bench measures a running weft (or one it starts): ingest
+// throughput and latency through /call/upsert_batch, query latency on a
+// large store, and the server's peak RSS. It prints figures; it asserts
+// nothing. See the README's Benchmarks section.
+//
+//	weft-bench calls --weft ./bin/weft --calls 200000
+//	weft-bench query --weft ./bin/weft --calls 1000000
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	err := run(ctx, os.Args[1:])
+	stop()
+	if err != nil && !errors.Is(err, flag.ErrHelp) {
+		fmt.Fprintln(os.Stderr, "weft-bench:", err)
+		os.Exit(1)
+	}
+}
+
+type options struct {
+	weftBin, url, key, dataDir, project string
+	calls, batch, workers, payload      int
+	queries                             int
+}
+
+func parse(name string, args []string) (options, error) {
+	var o options
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.StringVar(&o.weftBin, "weft", "", "weft binary to start on a fresh data dir (reports its peak RSS)")
+	fs.StringVar(&o.url, "url", "", "URL of an already running weft (instead of --weft)")
+	fs.StringVar(&o.key, "key", os.Getenv("WEFT_API_KEY"), "API key for --url (env WEFT_API_KEY)")
+	fs.StringVar(&o.dataDir, "data-dir", "", "data dir for --weft (default: a temp dir, removed after)")
+	fs.StringVar(&o.project, "project", "bench/calls", "project to write to")
+	fs.IntVar(&o.calls, "calls", 200_000, "calls to write")
+	fs.IntVar(&o.batch, "batch", 500, "calls per upsert_batch request (each call is a start and an end)")
+	fs.IntVar(&o.workers, "workers", 8, "concurrent clients")
+	fs.IntVar(&o.payload, "payload", 500, "approximate bytes of inputs+output per call")
+	fs.IntVar(&o.queries, "queries", 50, "repetitions of each query")
+	if err := fs.Parse(args); err != nil {
+		return o, err
+	}
+	if (o.weftBin == "") == (o.url == "") {
+		return o, errors.New("give exactly one of --weft BIN or --url URL")
+	}
+	return o, nil
+}
+
+func run(ctx context.Context, args []string) error {
+	if len(args) == 0 {
+		return errors.New("usage: weft-bench calls|query [flags]")
+	}
+	o, err := parse(args[0], args[1:])
+	if err != nil {
+		return err
+	}
+	target, err := connect(ctx, o)
+	if err != nil {
+		return err
+	}
+	defer target.close()
+	switch args[0] {
+	case "calls":
+		return benchCalls(ctx, target, o)
+	case "query":
+		return benchQuery(ctx, target, o)
+	}
+	return fmt.Errorf("unknown benchmark %q (calls, query)", args[0])
+}

@@ -1,0 +1,100 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// target is the server under test.
+type target struct {
+	url, key string
+	cmd      *exec.Cmd
+	tmpDir   string
+}
+
+func connect(ctx context.Context, o options) (*target, error) {
+	if o.url != "" {
+		return &target{url: strings.TrimRight(o.url, "/"), key: o.key}, nil
+	}
+	dir := o.dataDir
+	t := &target{}
+	if dir == "" {
+		var err error
+		if dir, err = os.MkdirTemp("", "weft-bench"); err != nil {
+			return nil, err
+		}
+		t.tmpDir = dir
+	}
+	t.cmd = exec.CommandContext(ctx, o.weftBin, "serve", "--listen", "127.0.0.1:0", "--otlp-grpc-listen", "127.0.0.1:0", "--data-dir", dir, "--log-level", "warn")
+	t.cmd.Stderr = os.Stderr
+	out, err := t.cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := t.cmd.Start(); err != nil {
+		return nil, err
+	}
+	sc := bufio.NewScanner(out)
+	for sc.Scan() {
+		if _, after, ok := strings.Cut(sc.Text(), "listening on "); ok {
+			t.url = strings.Fields(after)[0]
+			break
+		}
+	}
+	go func() {
+		for sc.Scan() {
+		}
+	}()
+	if t.url == "" {
+		t.close()
+		return nil, fmt.Errorf("%s did not start", o.weftBin)
+	}
+	key, err := os.ReadFile(filepath.Join(dir, "admin-key"))
+	if err != nil {
+		t.close()
+		return nil, fmt.Errorf("admin key: %w", err)
+	}
+	t.key = strings.TrimSpace(string(key))
+	return t, nil
+}
+
+// peakRSS reads the started server's high-water RSS from /proc.
+func (t *target) peakRSS() string {
+	if t.cmd == nil {
+		return "n/a (server not started by weft-bench)"
+	}
+	body, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", t.cmd.Process.Pid))
+	if err != nil {
+		return "n/a"
+	}
+	for _, line := range strings.Split(string(body), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			kb, _ := strconv.Atoi(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")))
+			return fmt.Sprintf("%.0f MiB", float64(kb)/1024)
+		}
+	}
+	return "n/a"
+}
+
+func (t *target) close() {
+	if t.cmd != nil && t.cmd.Process != nil {
+		_ = t.cmd.Process.Signal(os.Interrupt)
+		done := make(chan struct{})
+		go func() { _ = t.cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(30 * time.Second):
+			_ = t.cmd.Process.Kill()
+		}
+	}
+	if t.tmpDir != "" {
+		_ = os.RemoveAll(t.tmpDir)
+	}
+}

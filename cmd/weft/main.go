@@ -1,0 +1,64 @@
+// Command weft is the Weft server and its administration tool:
+//
+//	weft serve     run the server (embedded DuckDB by default)
+//	weft keys      create, list and revoke API keys
+//	weft migrate   apply storage migrations and exit
+//	weft version   print the version
+//
+// main is the only place that exits the process.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+const usage = `usage: weft <command> [flags]
+
+commands:
+  serve     run the server (see 'weft serve -h')
+  keys      manage API keys: create, list, revoke (see 'weft keys -h')
+  migrate   apply storage migrations and exit
+  version   print the version
+`
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr, os.Getenv)
+	stop()
+	if err != nil {
+		if !errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintln(os.Stderr, "weft:", err)
+		}
+		os.Exit(2)
+	}
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) error {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return errors.New("no command given")
+	}
+	switch args[0] {
+	case "serve":
+		return serve(ctx, args[1:], stdout, stderr, getenv)
+	case "keys":
+		return keys(ctx, args[1:], stdout, stderr, getenv)
+	case "migrate":
+		return migrate(ctx, args[1:], stdout, stderr, getenv)
+	case "version":
+		fmt.Fprintln(stdout, versionString())
+		return nil
+	case "-h", "--help", "help":
+		fmt.Fprint(stdout, usage)
+		return nil
+	}
+	fmt.Fprint(stderr, usage)
+	return fmt.Errorf("unknown command %q", args[0])
+}

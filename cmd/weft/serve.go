@@ -1,0 +1,62 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/weftdev/weft/app"
+	"github.com/weftdev/weft/auth"
+	"github.com/weftdev/weft/config"
+	"github.com/weftdev/weft/storage/duckdb"
+)
+
+func versionString() string { return "weft " + app.Version }
+
+func newLogger(w io.Writer, level string) *slog.Logger {
+	var l slog.Level
+	_ = l.UnmarshalText([]byte(strings.ToUpper(level)))
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: l}))
+}
+
+func serve(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) error {
+	cfg, err := config.Load(args, getenv)
+	if err != nil {
+		return err
+	}
+	logger := newLogger(stderr, cfg.LogLevel)
+	srv, err := app.New(ctx, cfg, logger)
+	if err != nil {
+		return err
+	}
+	secret, err := auth.EnsureAdminKey(ctx, srv.Keys(), cfg.DataDir, time.Now())
+	if err != nil {
+		return err
+	}
+	if secret != "" {
+		fmt.Fprintf(stdout, "Created the admin API key (shown once; also saved to %s):\n%s\n",
+			filepath.Join(cfg.DataDir, auth.AdminKeyFile), secret)
+	}
+	if err := srv.Listen(); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "weft %s listening on http://%s (data in %s)\n", app.Version, srv.Addr(), cfg.DataDir)
+	return srv.Serve(ctx)
+}
+
+func migrate(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) error {
+	cfg, err := config.Load(args, getenv)
+	if err != nil {
+		return err
+	}
+	store, err := duckdb.Open(ctx, cfg.DataDir, newLogger(stderr, cfg.LogLevel))
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "migrations applied to %s\n", filepath.Join(cfg.DataDir, duckdb.FileName))
+	return store.Close()
+}

@@ -1,0 +1,193 @@
+package e2e
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+var (
+	buildOnce sync.Once
+	weftBin   string
+	buildErr  error
+)
+
+// binary builds cmd/weft once per test run.
+func binary(t *testing.T) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "weft-e2e-bin")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		weftBin = filepath.Join(dir, "weft")
+		out, err := exec.Command("go", "build", "-o", weftBin, "../cmd/weft").CombinedOutput()
+		if err != nil {
+			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return weftBin
+}
+
+// process is a running weft serve.
+type process struct {
+	cmd      *exec.Cmd
+	URL      string
+	AdminKey string
+	stderr   *bytes.Buffer
+	done     chan error
+}
+
+// startWeft runs `weft serve` on dataDir with a free port and waits until
+// it prints its address.
+func startWeft(t *testing.T, dataDir string, extraArgs ...string) *process {
+	t.Helper()
+	args := append([]string{"serve", "--listen", "127.0.0.1:0", "--otlp-grpc-listen", "", "--data-dir", dataDir}, extraArgs...)
+	cmd := exec.Command(binary(t), args...)
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &process{cmd: cmd, stderr: &bytes.Buffer{}, done: make(chan error, 1)}
+	cmd.Stderr = p.stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { p.done <- cmd.Wait() }()
+	lines := make(chan string)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+	timeout := time.After(60 * time.Second)
+	for p.URL == "" {
+		select {
+		case line, ok := <-lines:
+			if !ok {
+				t.Fatalf("weft exited before listening; stderr:\n%s", p.stderr)
+			}
+			if strings.HasPrefix(line, KeyPrefix) {
+				p.AdminKey = line
+			}
+			if _, after, ok := strings.Cut(line, "listening on "); ok {
+				p.URL = strings.Fields(after)[0]
+			}
+		case <-timeout:
+			t.Fatalf("weft did not start in 60s; stderr:\n%s", p.stderr)
+		}
+	}
+	go func() {
+		for range lines {
+		}
+	}()
+	if p.AdminKey == "" {
+		key, err := os.ReadFile(filepath.Join(dataDir, "admin-key"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.AdminKey = strings.TrimSpace(string(key))
+	}
+	t.Cleanup(func() { p.kill() })
+	return p
+}
+
+// KeyPrefix starts every key weft issues.
+const KeyPrefix = "weft-"
+
+func (p *process) kill() {
+	if p.cmd.ProcessState == nil {
+		_ = p.cmd.Process.Kill()
+		<-p.done
+	}
+}
+
+// client sends authenticated JSON requests.
+type client struct {
+	t    *testing.T
+	base string
+	key  string
+	http *http.Client
+}
+
+func newClient(t *testing.T, base, key string) *client {
+	return &client{t: t, base: base, key: key, http: &http.Client{Timeout: 60 * time.Second}}
+}
+
+// post sends body (marshalled unless []byte) and returns status and body.
+func (c *client) post(path string, body any) (int, []byte) {
+	c.t.Helper()
+	raw, ok := body.([]byte)
+	if !ok {
+		var err error
+		if raw, err = json.Marshal(body); err != nil {
+			c.t.Fatal(err)
+		}
+	}
+	req, err := http.NewRequest(http.MethodPost, c.base+path, bytes.NewReader(raw))
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	if c.key != "" {
+		req.Header.Set("Authorization", "Basic "+base64.StdEncoding.EncodeToString([]byte("api:"+c.key)))
+	}
+	resp, err := c.http.Do(req)
+	if err != nil {
+		c.t.Fatalf("POST %s: %v", path, err)
+	}
+	defer resp.Body.Close()
+	out, err := io.ReadAll(resp.Body)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	return resp.StatusCode, out
+}
+
+// tryPost is post for background goroutines: it reports transport errors
+// instead of failing the test.
+func (c *client) tryPost(path string, raw []byte) (int, error) {
+	req, err := http.NewRequest(http.MethodPost, c.base+path, bytes.NewReader(raw))
+	if err != nil {
+		return 0, err
+	}
+	req.Header.Set("Authorization", "Bearer "+c.key)
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	_, err = io.Copy(io.Discard, resp.Body)
+	return resp.StatusCode, err
+}
+
+// mustPost fails the test unless the answer is 200 and decodes it into v.
+func (c *client) mustPost(path string, body, v any) {
+	c.t.Helper()
+	status, out := c.post(path, body)
+	if status != http.StatusOK {
+		c.t.Fatalf("POST %s = %d: %s", path, status, out)
+	}
+	if v != nil {
+		if err := json.Unmarshal(out, v); err != nil {
+			c.t.Fatalf("POST %s: decoding %s: %v", path, out, err)
+		}
+	}
+}
