@@ -1,0 +1,184 @@
+package sqlgen
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/weftdev/weft/storage"
+	"github.com/weftdev/weft/storage/querylang"
+)
+
+// callsTable is the table CallsSelect and CallsCount read.
+const callsTable = "calls"
+
+// callsPlan is a calls query compiled up to its WHERE clause and order.
+type callsPlan struct {
+	b       *builder
+	fs      *fields
+	q       storage.CallsQuery
+	project string   // placeholder of the project id
+	where   []string // predicates over alias c, project first
+	order   []orderKey
+}
+
+// planCalls validates q and compiles its filter, query and sort. Nothing
+// user-supplied reaches the SQL text: every value is bound.
+func planCalls(d Dialect, q storage.CallsQuery, withOrder bool) (*callsPlan, error) {
+	expr, err := querylang.Parse(q.Where)
+	if err != nil {
+		return nil, err
+	}
+	if err := validateExpr(expr); err != nil {
+		return nil, err
+	}
+	if err := validateFilter(q.Filter); err != nil {
+		return nil, err
+	}
+	b := newBuilder(d)
+	p := &callsPlan{b: b, fs: newFields(b, "c"), q: q, project: b.bind(q.ProjectID, TypeString)}
+	p.where = append([]string{"c.project_id = " + p.project, "c.has_start", "c.deleted_at IS NULL"},
+		filterPredicates(b, "c", q.ProjectID, q.Filter)...)
+	if expr != nil {
+		c := &compiler{d: d, b: b, fs: p.fs}
+		pred, err := c.predicate(expr)
+		if err != nil {
+			return nil, err
+		}
+		p.where = append(p.where, pred)
+	}
+	if withOrder {
+		if p.order, err = callOrderKeys(p.fs, q.SortBy); err != nil {
+			return nil, err
+		}
+	}
+	return p, nil
+}
+
+// from renders the FROM clause of the filtering phase, with the feedback
+// joins the query and sort registered.
+func (p *callsPlan) from() string {
+	return callsTable + " c" + p.fs.feedback.joins("c")
+}
+
+// limitClause binds LIMIT and OFFSET; zero or negative means none.
+func (p *callsPlan) limitClause(limit, offset int64) string {
+	var s string
+	if limit > 0 {
+		s += " LIMIT " + p.b.bind(limit, TypeInt)
+	}
+	if offset > 0 {
+		s += " OFFSET " + p.b.bind(offset, TypeInt)
+	}
+	return s
+}
+
+// withClause renders the CTE list: feedback CTEs first, then extra.
+func (p *callsPlan) withClause(extra ...string) string {
+	ctes := append(p.fs.feedback.ctes(p.b, p.q.ProjectID, p.project), extra...)
+	if len(ctes) == 0 {
+		return ""
+	}
+	return "WITH " + strings.Join(ctes, ", ") + " "
+}
+
+// traceSizesCTE sums storage sizes per trace, for the traces of the root
+// calls in src (a relation with columns _t and _r).
+func (p *callsPlan) traceSizesCTE(src string) string {
+	d := p.b.d
+	return "_tss AS (SELECT t.trace_id, " + d.SumInt(storageSize(d, "t")) + " AS total FROM " + callsTable +
+		" t WHERE t.project_id = " + p.project + " AND t.has_start AND t.deleted_at IS NULL AND t.trace_id IN (SELECT _t FROM " +
+		src + " WHERE _r) GROUP BY t.trace_id)"
+}
+
+// CallsCount renders a count of the calls q matches, at most limit when
+// limit > 0, as one row of CountColumns. With IncludeTotalStorageSize the
+// second column sums the trace sizes of the matching root calls.
+func CallsCount(d Dialect, q storage.CallsQuery, limit int64) (Statement, error) {
+	p, err := planCalls(d, q, false)
+	if err != nil {
+		return Statement{}, err
+	}
+	var sql string
+	if !q.IncludeTotalStorageSize {
+		inner := "SELECT 1 FROM " + p.from() + " WHERE " + andAll(p.where) + p.limitClause(limit, 0)
+		sql = p.withClause() + "SELECT count(*) AS count, NULL AS total_storage_size_bytes FROM (" + inner + ") _m"
+	} else {
+		m := "_m AS (SELECT c.trace_id AS _t, " + isRoot("c") + " AS _r FROM " + p.from() +
+			" WHERE " + andAll(p.where) + p.limitClause(limit, 0) + ")"
+		sql = p.withClause(m, p.traceSizesCTE("_m")) + "SELECT (SELECT count(*) FROM _m) AS count, " +
+			"(SELECT coalesce(" + d.SumInt("_tss.total") + ", 0) FROM _m JOIN _tss ON _tss.trace_id = _m._t WHERE _m._r)" +
+			" AS total_storage_size_bytes"
+	}
+	return Statement{SQL: sql, Args: p.b.args}, nil
+}
+
+// CallsSelect renders a calls query as one statement returning
+// CallColumns in the requested order. It pages in two phases: the first
+// finds the page with only the columns the filter and sort need, the
+// second fetches the heavy JSON columns for that page alone.
+func CallsSelect(d Dialect, q storage.CallsQuery) (Statement, error) {
+	p, err := planCalls(d, q, true)
+	if err != nil {
+		return Statement{}, err
+	}
+	page := []string{d.PageKey("c") + " AS _k"}
+	for i, k := range p.order {
+		page = append(page, fmt.Sprintf("%s AS _s%d", k.sql, i))
+	}
+	if q.IncludeTotalStorageSize {
+		page = append(page, "c.trace_id AS _t", isRoot("c")+" AS _r")
+	}
+	pageSQL := "_page AS (SELECT " + sqlList(page) + " FROM " + p.from() + " WHERE " + andAll(p.where) +
+		orderBy(p.order, "") + p.limitClause(q.Limit, q.Offset) + ")"
+	ctes := []string{pageSQL}
+	join := ""
+	if q.IncludeTotalStorageSize {
+		ctes = append(ctes, p.traceSizesCTE("_page"))
+		join = " LEFT JOIN _tss ON _tss.trace_id = _page._t"
+	}
+	sql := p.withClause(ctes...) + "SELECT " + sqlList(selectList(d, q)) + " FROM _page JOIN " + callsTable +
+		" c ON " + d.PageKey("c") + " = _page._k" + join + " WHERE c.project_id = " + p.project +
+		orderBy(p.order, "_page.")
+	return Statement{SQL: sql, Args: p.b.args}, nil
+}
+
+// orderBy renders ORDER BY over the page's key columns (_s0, _s1, ...).
+func orderBy(keys []orderKey, prefix string) string {
+	if len(keys) == 0 {
+		return ""
+	}
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = k.render(fmt.Sprintf("%s_s%d", prefix, i))
+	}
+	return " ORDER BY " + sqlList(parts)
+}
+
+// selectList renders CallColumns for the second phase, NULL for columns
+// the projection leaves out.
+func selectList(d Dialect, q storage.CallsQuery) []string {
+	sel := projection(q)
+	out := make([]string, len(CallColumns))
+	for i, col := range CallColumns {
+		switch {
+		case col == "storage_size_bytes":
+			out[i] = "NULL"
+			if q.IncludeStorageSize {
+				out[i] = storageSize(d, "c")
+			}
+		case col == "total_storage_size_bytes":
+			out[i] = "NULL"
+			if q.IncludeTotalStorageSize {
+				out[i] = "(CASE WHEN _page._r THEN coalesce(_tss.total, 0) END)"
+			}
+		case sel != nil && !sel[col]:
+			out[i] = "NULL"
+		case isJSONColumn(col):
+			out[i] = d.JSONText("c." + col)
+		default:
+			out[i] = "c." + col
+		}
+		out[i] += " AS " + col
+	}
+	return out
+}

@@ -1,0 +1,95 @@
+package sqlgen
+
+import "github.com/weftdev/weft/storage/querylang"
+
+// Type is the SQL type of a bound parameter or a compiled expression.
+type Type int
+
+// The types the compiler distinguishes. Comparisons only match within a
+// group: numbers (int, float, bool), strings, times.
+const (
+	TypeString Type = iota + 1
+	TypeInt
+	TypeFloat
+	TypeBool
+	TypeTime
+	TypeStringList
+	// typeNull is the type of a null literal; it is never bound.
+	typeNull
+)
+
+// Dialect renders the SQL that differs between engines. Arguments are SQL
+// fragments; the dialect never sees user values, only the placeholders
+// they are bound to. What is left to sqlgen is SQL both engines share:
+// CTEs, LEFT JOIN, CASE, IN, coalesce, NULLIF, count, min, max, row
+// tuples, NULLS LAST.
+type Dialect interface {
+	// Param renders the n-th (1-based) bound argument, typed as t.
+	Param(n int, t Type) string
+	// PageKey selects a key of the row of alias that the second, heavy
+	// phase of a paged query joins on.
+	PageKey(alias string) string
+
+	// JSONText renders a JSON column as its text, for scanning.
+	JSONText(col string) string
+	// JSONPath encodes a field path into the value bound for the path
+	// argument of JSONValue and JSONExists. An empty path is the document.
+	JSONPath(segs []querylang.Segment) string
+	// JSONValue is the value at path as a string: strings unquoted,
+	// integral numbers without a fraction ("5.0" is "5"), booleans
+	// "true"/"false", objects and arrays as minified JSON, and '' when the
+	// path is missing or holds null. Never NULL for a non-NULL doc.
+	JSONValue(doc, path string) string
+	// JSONExists is true when path exists in doc and is not JSON null.
+	JSONExists(doc, path string) string
+	// TextLength is the length in bytes of a text or JSON expression.
+	TextLength(expr string) string
+
+	// ParseInt parses a string holding an optionally signed integer
+	// (surrounding spaces allowed), else NULL.
+	ParseInt(s string) string
+	// ParseFloat parses a string holding a number, else NULL.
+	ParseFloat(s string) string
+	// ParseBool maps 'true' to 1, 'false' to 0, integers 0..255 to
+	// themselves, anything else to NULL (an integer expression).
+	ParseBool(s string) string
+	// ToText renders an expression of type t as a string: integral floats
+	// without a fraction, booleans as 'true'/'false'.
+	ToText(expr string, t Type) string
+
+	// Contains tests for a substring; NULL operands give NULL.
+	Contains(hay, needle string, caseInsensitive bool) string
+	// HasToken tests whether needle is one of the tokens of hay, tokens
+	// being the runs between characters other than ASCII letters, digits
+	// and non-ASCII characters.
+	HasToken(hay, needle string, caseInsensitive bool) string
+	// StartsWith tests a string prefix.
+	StartsWith(s, prefix string) string
+	// StripPrefix removes a prefix known to be present.
+	StripPrefix(s, prefix string) string
+	// ListHasAny tests whether a string list column holds any of elems.
+	ListHasAny(list string, elems []string) string
+	// ListHasPrefix tests whether any element of a string list starts with
+	// prefix.
+	ListHasPrefix(list, prefix string) string
+	// OpShortName extracts <name> from an op ref ".../op/<name>:<digest>";
+	// '' when the last path segment has no ':'.
+	OpShortName(opName string) string
+
+	// EpochMillis is a time as whole milliseconds since the Unix epoch.
+	EpochMillis(ts string) string
+	// SumInt is the sum aggregate of an integer expression, as a 64-bit
+	// integer.
+	SumInt(expr string) string
+	// MillisBetween is end - start in (fractional) milliseconds.
+	MillisBetween(start, end string) string
+	// Quantile is the linearly interpolated quantile aggregate.
+	Quantile(expr string, level float64) string
+	// ArgMin and ArgMax are aggregates returning arg at the smallest or
+	// largest key, ignoring rows whose key is NULL.
+	ArgMin(arg, key string) string
+	ArgMax(arg, key string) string
+	// FirstBy is an aggregate returning the first value in orderBy order
+	// among the rows where filter holds ("" for no filter).
+	FirstBy(value, orderBy, filter string) string
+}

@@ -1,0 +1,13 @@
+// Package sqlgen renders calls and threads queries (storage.CallsQuery with
+// its CallsFilter, parsed query expression and sort terms) into SQL with
+// bound parameters. Everything engine-specific sits behind Dialect; DuckDB
+// is implemented here, the scale-out engine gets its own Dialect.
+//
+// Every user value (ids, literals, JSON paths, prefixes, limits) becomes a
+// bound parameter; the SQL text holds only identifiers, operators and
+// constants of the product. Every scan of a table starts its WHERE clause
+// with the project predicate.
+//
+// The package builds statements only. It must never import a database
+// driver, a storage backend or the HTTP layer.
+package sqlgen
