@@ -1,0 +1,71 @@
+package otlpreceiver
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"strings"
+
+	"go.opentelemetry.io/collector/pdata/ptrace/ptraceotlp"
+	"google.golang.org/grpc"
+	_ "google.golang.org/grpc/encoding/gzip" // registers the gzip compressor OTLP exporters use
+	"google.golang.org/grpc/metadata"
+
+	"github.com/weftdev/weft/auth"
+	"github.com/weftdev/weft/pipeline"
+)
+
+// NewGRPCServer returns a gRPC server with the OTLP TraceService
+// registered. The largest accepted message is cfg.MaxRequestBytes after
+// decompression. Extra options are appended (TLS, keepalive, ...). The
+// caller runs it with Serve(listener) and stops it with GracefulStop.
+func NewGRPCServer(cfg Config, v auth.Verifier, sub pipeline.Submitter, logger *slog.Logger,
+	opts ...grpc.ServerOption) (*grpc.Server, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	in := newIngester(cfg, v, sub, logger)
+	all := append([]grpc.ServerOption{grpc.MaxRecvMsgSize(int(in.cfg.MaxRequestBytes))}, opts...)
+	srv := grpc.NewServer(all...)
+	ptraceotlp.RegisterGRPCServer(srv, &grpcTraces{in: in})
+	return srv, nil
+}
+
+type grpcTraces struct {
+	ptraceotlp.UnimplementedGRPCServer
+	in *ingester
+}
+
+// Export handles one TraceService/Export call. Errors are gRPC statuses
+// per the OTLP specification.
+func (g *grpcTraces) Export(ctx context.Context, req ptraceotlp.ExportRequest) (ptraceotlp.ExportResponse, error) {
+	h := metadataHeader(ctx)
+	p, err := g.in.authenticate(ctx, h)
+	if err != nil {
+		return ptraceotlp.ExportResponse{}, asFailure(err).grpcStatus(g.in.cfg.RetryAfter).Err()
+	}
+	out, err := g.in.export(ctx, p, h.Get(projectHeader), req.Traces())
+	if err != nil {
+		return ptraceotlp.ExportResponse{}, asFailure(err).grpcStatus(g.in.cfg.RetryAfter).Err()
+	}
+	resp := ptraceotlp.NewExportResponse()
+	if out.rejected > 0 {
+		resp.PartialSuccess().SetRejectedSpans(int64(out.rejected))
+		resp.PartialSuccess().SetErrorMessage(strings.ToValidUTF8(out.message, "\uFFFD"))
+	}
+	return resp, nil
+}
+
+// metadataHeader copies the credentials and routing entries of the
+// incoming metadata into a header, so that both transports share one
+// authentication path.
+func metadataHeader(ctx context.Context) http.Header {
+	h := http.Header{}
+	md, _ := metadata.FromIncomingContext(ctx)
+	for _, k := range [...]string{"authorization", "wandb-api-key", projectHeader} {
+		if v := md.Get(k); len(v) > 0 {
+			h.Set(k, v[0])
+		}
+	}
+	return h
+}

@@ -1,0 +1,135 @@
+package otlpreceiver
+
+import (
+	"bytes"
+	"log/slog"
+	"mime"
+	"net/http"
+	"sync"
+
+	"go.opentelemetry.io/collector/pdata/ptrace/ptraceotlp"
+
+	"github.com/weftdev/weft/auth"
+	"github.com/weftdev/weft/pipeline"
+)
+
+// Paths served by the HTTP handler. Weave's docs and clients use the
+// first; Weave's open-source router lists the second.
+const (
+	TracesPath      = "/otel/v1/traces"
+	TracesPathAlias = "/otel/v1/trace"
+)
+
+// projectHeader routes a request to a project when resources do not.
+const projectHeader = "project_id"
+
+// encoding is an OTLP/HTTP body encoding.
+type encoding int
+
+const (
+	encProto encoding = iota
+	encJSON
+)
+
+func (e encoding) contentType() string {
+	if e == encJSON {
+		return "application/json"
+	}
+	return "application/x-protobuf"
+}
+
+// requestEncoding reads the Content-Type; parameters such as charset are
+// ignored.
+func requestEncoding(contentType string) (encoding, bool) {
+	mt, _, err := mime.ParseMediaType(contentType)
+	if err != nil {
+		return 0, false
+	}
+	switch mt {
+	case "application/x-protobuf", "application/protobuf":
+		return encProto, true
+	case "application/json":
+		return encJSON, true
+	}
+	return 0, false
+}
+
+type httpHandler struct {
+	in   *ingester
+	bufs sync.Pool // *bytes.Buffer for request bodies
+}
+
+// NewHTTPHandler serves OTLP/HTTP trace export on TracesPath and
+// TracesPathAlias; other paths answer 404. Mount it at the server root
+// (or under http.StripPrefix for a prefixed deployment).
+func NewHTTPHandler(cfg Config, v auth.Verifier, sub pipeline.Submitter, logger *slog.Logger) http.Handler {
+	h := &httpHandler{in: newIngester(cfg, v, sub, logger)}
+	h.bufs.New = func() any { return new(bytes.Buffer) }
+	mux := http.NewServeMux()
+	mux.Handle(TracesPath, h)
+	mux.Handle(TracesPathAlias, h)
+	return mux
+}
+
+func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost {
+		w.Header().Set("Allow", http.MethodPost)
+		writeFailure(w, encJSON, fail(failMethod, "method %s is not allowed: use POST", r.Method), 0)
+		return
+	}
+	enc, ok := requestEncoding(r.Header.Get("Content-Type"))
+	if !ok {
+		writeFailure(w, encJSON, fail(failUnsupported,
+			"unsupported Content-Type %q: send application/x-protobuf or application/json", r.Header.Get("Content-Type")), 0)
+		return
+	}
+	ctx := r.Context()
+	principal, err := h.in.authenticate(ctx, r.Header)
+	if err != nil {
+		writeFailure(w, enc, asFailure(err), h.in.cfg.RetryAfter)
+		return
+	}
+	buf := h.bufs.Get().(*bytes.Buffer)
+	defer h.putBuffer(buf)
+	if err := readBody(w, r, h.in.cfg.MaxRequestBytes, buf); err != nil {
+		writeFailure(w, enc, asFailure(err), 0)
+		return
+	}
+	req := ptraceotlp.NewExportRequest()
+	if err := unmarshal(req, enc, buf.Bytes()); err != nil {
+		writeFailure(w, enc, err, 0)
+		return
+	}
+	out, err := h.in.export(ctx, principal, r.Header.Get(projectHeader), req.Traces())
+	if err != nil {
+		writeFailure(w, enc, asFailure(err), h.in.cfg.RetryAfter)
+		return
+	}
+	writeExportResponse(w, enc, out)
+}
+
+// putBuffer returns a body buffer to the pool unless one huge request
+// grew it; pooled memory must stay small.
+func (h *httpHandler) putBuffer(buf *bytes.Buffer) {
+	const maxPooled = 4 << 20
+	if buf.Cap() > maxPooled {
+		return
+	}
+	buf.Reset()
+	h.bufs.Put(buf)
+}
+
+func unmarshal(req ptraceotlp.ExportRequest, enc encoding, body []byte) *failure {
+	var err error
+	what := "protobuf"
+	if enc == encJSON {
+		what = "JSON"
+		err = req.UnmarshalJSON(body)
+	} else {
+		err = req.UnmarshalProto(body)
+	}
+	if err != nil {
+		return &failure{kind: failBadRequest, msg: "cannot decode the OTLP " + what + " body: " + err.Error(), err: err}
+	}
+	return nil
+}

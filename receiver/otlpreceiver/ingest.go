@@ -1,0 +1,167 @@
+package otlpreceiver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+
+	"go.opentelemetry.io/collector/pdata/ptrace"
+
+	"github.com/weftdev/weft/auth"
+	"github.com/weftdev/weft/pipeline"
+	"github.com/weftdev/weft/receiver/otelmap"
+	"github.com/weftdev/weft/storage"
+)
+
+// failKind is a transport-neutral error class; HTTP and gRPC each map it
+// to their status code.
+type failKind int
+
+const (
+	failBadRequest      failKind = iota // 400, INVALID_ARGUMENT
+	failUnauthenticated                 // 401, UNAUTHENTICATED
+	failForbidden                       // 403, PERMISSION_DENIED
+	failTooLarge                        // 413, RESOURCE_EXHAUSTED without retry
+	failUnsupported                     // 415, INVALID_ARGUMENT
+	failOverloaded                      // 429, RESOURCE_EXHAUSTED with RetryInfo
+	failUnavailable                     // 503, UNAVAILABLE with RetryInfo
+	failMethod                          // 405 (HTTP only)
+)
+
+// failure is an error answered to the client. msg is safe to show.
+type failure struct {
+	kind failKind
+	msg  string
+	err  error
+}
+
+func (f *failure) Error() string {
+	if f.err != nil {
+		return f.msg + ": " + f.err.Error()
+	}
+	return f.msg
+}
+
+func (f *failure) Unwrap() error { return f.err }
+
+func fail(kind failKind, format string, args ...any) *failure {
+	return &failure{kind: kind, msg: fmt.Sprintf(format, args...)}
+}
+
+// outcome is a successful export: spans not mapped are reported back.
+type outcome struct {
+	rejected int
+	message  string
+}
+
+// ingester is the part shared by the HTTP and gRPC transports.
+type ingester struct {
+	cfg      Config
+	mapper   *otelmap.Mapper
+	verifier auth.Verifier
+	sub      pipeline.Submitter
+	logger   *slog.Logger
+}
+
+func newIngester(cfg Config, v auth.Verifier, sub pipeline.Submitter, logger *slog.Logger) *ingester {
+	cfg = cfg.withDefaults()
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	return &ingester{
+		cfg:      cfg,
+		mapper:   otelmap.NewMapper(otelmap.Options{MaxAttributeValueBytes: cfg.MaxAttributeValueBytes}),
+		verifier: v,
+		sub:      sub,
+		logger:   logger,
+	}
+}
+
+// authenticate turns the request credentials into a principal.
+func (in *ingester) authenticate(ctx context.Context, h http.Header) (auth.Principal, error) {
+	key, ok := auth.KeyFromHeader(h)
+	if !ok {
+		return auth.Principal{}, fail(failUnauthenticated,
+			"missing API key: send the header wandb-api-key: <key> or Authorization: Basic base64(api:<key>)")
+	}
+	p, err := in.verifier.Verify(ctx, key)
+	switch {
+	case err == nil:
+		return p, nil
+	case errors.Is(err, auth.ErrUnauthenticated):
+		return auth.Principal{}, &failure{kind: failUnauthenticated, msg: "invalid API key", err: err}
+	}
+	in.logger.WarnContext(ctx, "otlp: cannot verify API key", slog.Any("error", err))
+	return auth.Principal{}, &failure{kind: failUnavailable, msg: "cannot verify the API key now; retry later", err: err}
+}
+
+// export maps, authorises and submits one request.
+func (in *ingester) export(ctx context.Context, p auth.Principal, headerProject string, td ptrace.Traces) (outcome, error) {
+	if n := td.SpanCount(); n > in.cfg.MaxSpansPerRequest {
+		return outcome{}, fail(failTooLarge,
+			"request has %d spans, more than the limit of %d: lower the exporter's batch size (OTEL_BSP_MAX_EXPORT_BATCH_SIZE)",
+			n, in.cfg.MaxSpansPerRequest)
+	}
+	res := in.mapper.Map(td, otelmap.Input{ProjectID: strings.TrimSpace(headerProject), WBUserID: p.UserID})
+	if len(res.Projects) == 0 && res.NoProject > 0 {
+		return outcome{}, fail(failBadRequest, "%s", otelmap.ReasonNoProject)
+	}
+	for _, project := range res.Projects {
+		if err := p.Authorize(project, auth.Write); err != nil {
+			return outcome{}, authFailure(err)
+		}
+	}
+	if len(res.Parts) > 0 {
+		ops := make([]storage.CallOp, len(res.Parts))
+		for i := range res.Parts {
+			ops[i].Part = &res.Parts[i]
+		}
+		if _, err := in.sub.Submit(ctx, ops); err != nil {
+			return outcome{}, in.submitFailure(ctx, err)
+		}
+	}
+	return outcome{rejected: len(res.Rejected), message: otelmap.RejectionMessage(res.Rejected)}, nil
+}
+
+func authFailure(err error) *failure {
+	switch {
+	case errors.Is(err, auth.ErrBadProjectID):
+		return &failure{kind: failBadRequest, msg: err.Error()}
+	case errors.Is(err, auth.ErrUnauthenticated):
+		return &failure{kind: failUnauthenticated, msg: err.Error()}
+	}
+	return &failure{kind: failForbidden, msg: err.Error()}
+}
+
+// submitFailure classifies a pipeline error. Unknown errors are answered
+// as retryable: the pipeline failed the batch, nothing was acknowledged,
+// and a retry is the client's best move.
+func (in *ingester) submitFailure(ctx context.Context, err error) *failure {
+	switch {
+	case errors.Is(err, pipeline.ErrOverloaded):
+		return &failure{kind: failOverloaded, msg: "ingest queue is full; retry later", err: err}
+	case errors.Is(err, pipeline.ErrStopped):
+		return &failure{kind: failUnavailable, msg: "server is shutting down; retry later", err: err}
+	case errors.Is(err, storage.ErrInvalidArgument):
+		return &failure{kind: failBadRequest, msg: err.Error()}
+	case errors.Is(err, storage.ErrTooLarge):
+		return &failure{kind: failTooLarge, msg: err.Error()}
+	case errors.Is(err, storage.ErrUnavailable), errors.Is(err, context.Canceled),
+		errors.Is(err, context.DeadlineExceeded):
+		return &failure{kind: failUnavailable, msg: "storage is unavailable; retry later", err: err}
+	}
+	in.logger.ErrorContext(ctx, "otlp: submitting calls failed", slog.Any("error", err))
+	return &failure{kind: failUnavailable, msg: "calls could not be stored; retry later", err: err}
+}
+
+// asFailure classifies any error from export or decoding.
+func asFailure(err error) *failure {
+	var f *failure
+	if errors.As(err, &f) {
+		return f
+	}
+	return &failure{kind: failUnavailable, msg: "internal error; retry later", err: err}
+}
