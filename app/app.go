@@ -17,11 +17,14 @@ import (
 	"os"
 	"time"
 
+	"google.golang.org/grpc"
+
 	"github.com/weftdev/weft/auth"
 	"github.com/weftdev/weft/config"
 	"github.com/weftdev/weft/internal/httpapi"
 	"github.com/weftdev/weft/pipeline"
 	"github.com/weftdev/weft/queryapi"
+	"github.com/weftdev/weft/receiver/otlpreceiver"
 	"github.com/weftdev/weft/receiver/weavereceiver"
 	"github.com/weftdev/weft/refs"
 	"github.com/weftdev/weft/storage/duckdb"
@@ -39,6 +42,8 @@ type Server struct {
 	keys     auth.KeyStore
 	httpSrv  *http.Server
 	listener net.Listener
+	grpcSrv  *grpc.Server
+	grpcLn   net.Listener
 }
 
 // New opens the data directory and storage and builds the handlers. It
@@ -56,6 +61,10 @@ func New(ctx context.Context, cfg config.Config, logger *slog.Logger) (*Server, 
 		return nil, errors.Join(err, store.Close())
 	}
 	s := &Server{cfg: cfg, logger: logger, store: store, queue: queue, keys: auth.NewFileStore(cfg.DataDir)}
+	verifier := auth.StoreVerifier{Store: s.keys}
+	if s.grpcSrv, err = otlpreceiver.NewGRPCServer(cfg.OTLP, verifier, queue, logger); err != nil {
+		return nil, errors.Join(err, queue.Stop(ctx), store.Close())
+	}
 	s.httpSrv = &http.Server{
 		Handler:           s.routes(),
 		ReadHeaderTimeout: 10 * time.Second,
@@ -78,19 +87,38 @@ func (s *Server) routes() http.Handler {
 	verifier := auth.StoreVerifier{Store: s.keys}
 	authn := func(h http.Handler) http.Handler { return httpapi.Authenticate(verifier, s.logger, h) }
 	registerService(mux)
+	otlp := otlpreceiver.NewHTTPHandler(s.cfg.OTLP, verifier, s.queue, s.logger)
+	mux.Handle(otlpreceiver.TracesPath, otlp)
+	mux.Handle(otlpreceiver.TracesPathAlias, otlp)
 	weavereceiver.New(s.queue, refs.ExtractRefs, s.cfg.MaxRequestBytes, s.logger).Register(mux, authn)
 	queryapi.New(s.store, s.cfg.MaxRequestBytes, s.logger).Register(mux, authn)
 	return recoverPanics(s.logger, mux)
 }
 
-// Listen binds the HTTP listener; Addr is valid afterwards.
+// Listen binds the HTTP listener and, when configured, the OTLP/gRPC one;
+// Addr and GRPCAddr are valid afterwards.
 func (s *Server) Listen() error {
 	ln, err := net.Listen("tcp", s.cfg.Listen)
 	if err != nil {
 		return fmt.Errorf("listen %s: %w (set --listen or WEFT_LISTEN to a free address)", s.cfg.Listen, err)
 	}
 	s.listener = ln
+	if s.cfg.OTLPGRPCListen == "" {
+		return nil
+	}
+	if s.grpcLn, err = net.Listen("tcp", s.cfg.OTLPGRPCListen); err != nil {
+		_ = ln.Close()
+		return fmt.Errorf("listen %s: %w (set --otlp-grpc-listen or WEFT_OTLP_GRPC_LISTEN to a free address, or empty to disable OTLP/gRPC)", s.cfg.OTLPGRPCListen, err)
+	}
 	return nil
+}
+
+// GRPCAddr is the bound OTLP/gRPC address, or "" when disabled.
+func (s *Server) GRPCAddr() string {
+	if s.grpcLn == nil {
+		return ""
+	}
+	return s.grpcLn.Addr().String()
 }
 
 // Addr is the bound HTTP address.
@@ -104,8 +132,11 @@ func (s *Server) Serve(ctx context.Context) error {
 			return err
 		}
 	}
-	errCh := make(chan error, 1)
+	errCh := make(chan error, 2)
 	go func() { errCh <- s.httpSrv.Serve(s.listener) }()
+	if s.grpcLn != nil {
+		go func() { errCh <- s.grpcSrv.Serve(s.grpcLn) }()
+	}
 	s.logger.Info("weft listening", "http", s.Addr(), "data_dir", s.cfg.DataDir)
 	var serveErr error
 	select {
@@ -119,7 +150,14 @@ func (s *Server) shutdown() error {
 	ctx, cancel := context.WithTimeout(context.Background(), s.cfg.ShutdownTimeout)
 	defer cancel()
 	s.logger.Info("shutting down: draining requests and flushing the ingest queue")
+	stopped := make(chan struct{})
+	go func() { s.grpcSrv.GracefulStop(); close(stopped) }()
 	err := s.httpSrv.Shutdown(ctx)
+	select {
+	case <-stopped:
+	case <-ctx.Done():
+		s.grpcSrv.Stop()
+	}
 	err = errors.Join(err, s.queue.Stop(ctx), s.store.Close())
 	if err != nil {
 		return fmt.Errorf("shutdown: %w", err)

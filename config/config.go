@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/weftdev/weft/pipeline"
+	"github.com/weftdev/weft/receiver/otlpreceiver"
 )
 
 // Config is the whole server configuration. Every field has a YAML key;
@@ -32,6 +33,8 @@ type Config struct {
 	LogLevel string `yaml:"log_level"`
 	// Pipeline bounds the ingest queue and shapes write batches.
 	Pipeline pipeline.Config `yaml:"pipeline"`
+	// OTLP holds the OTLP/HTTP and OTLP/gRPC decoding limits.
+	OTLP otlpreceiver.Config `yaml:"otlp"`
 }
 
 // Default returns the documented defaults.
@@ -44,6 +47,7 @@ func Default() Config {
 		ShutdownTimeout: 30 * time.Second,
 		LogLevel:        "info",
 		Pipeline:        pipeline.DefaultConfig(),
+		OTLP:            otlpreceiver.NewDefaultConfig(),
 	}
 }
 
@@ -74,6 +78,9 @@ func (c Config) Validate() error {
 	}
 	if err := c.Pipeline.Validate(); err != nil {
 		errs = append(errs, err)
+	}
+	if err := c.OTLP.Validate(); err != nil {
+		errs = append(errs, fmt.Errorf("otlp: %w", err))
 	}
 	return errors.Join(errs...)
 }

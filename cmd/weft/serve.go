@@ -44,6 +44,9 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer, getenv 
 	if err := srv.Listen(); err != nil {
 		return err
 	}
+	if addr := srv.GRPCAddr(); addr != "" {
+		fmt.Fprintf(stdout, "OTLP/gRPC on %s\n", addr)
+	}
 	fmt.Fprintf(stdout, "weft %s listening on http://%s (data in %s)\n", app.Version, srv.Addr(), cfg.DataDir)
 	return srv.Serve(ctx)
 }

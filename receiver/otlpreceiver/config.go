@@ -24,17 +24,17 @@ type Config struct {
 	// MaxRequestBytes is the largest accepted request body, counted after
 	// decompression (which also bounds gzip bombs). Larger requests get
 	// HTTP 413 / gRPC RESOURCE_EXHAUSTED. Default 20 MiB.
-	MaxRequestBytes int64
+	MaxRequestBytes int64 `yaml:"max_request_bytes"`
 	// MaxSpansPerRequest is the most spans one request may carry; more get
 	// 413 / RESOURCE_EXHAUSTED. Default 20,000.
-	MaxSpansPerRequest int
+	MaxSpansPerRequest int `yaml:"max_spans_per_request"`
 	// MaxAttributeValueBytes cuts string and bytes attribute values longer
 	// than this; the call lists them under attributes.weft.truncated.
 	// Default 1 MiB.
-	MaxAttributeValueBytes int
+	MaxAttributeValueBytes int `yaml:"max_attribute_value_bytes"`
 	// RetryAfter is sent as Retry-After (rounded up to whole seconds) and
 	// as gRPC RetryInfo when the pipeline is full or stopping. Default 1s.
-	RetryAfter time.Duration
+	RetryAfter time.Duration `yaml:"retry_after"`
 }
 
 // NewDefaultConfig returns a Config with every default set.
