@@ -30,20 +30,25 @@ var (
 	endColumns = []string{"ended_at", "exception", "output", "summary", "wb_run_step_end", "output_refs"}
 )
 
-// upsertSQL merges appended parts into calls: a side present in the new
-// part replaces that side of the stored row; the other side is kept.
-func upsertSQL() string {
+// mergeSQL merges appended parts into calls: a side present in the new
+// part replaces that side of the stored row; the other side is kept. Rows
+// that do not exist yet are inserted.
+func mergeSQL() string {
 	var set []string
 	for _, c := range startColumns {
-		set = append(set, fmt.Sprintf("%s = CASE WHEN excluded.has_start THEN excluded.%s ELSE calls.%s END", c, c, c))
+		set = append(set, fmt.Sprintf("%s = CASE WHEN a.has_start THEN a.%s ELSE calls.%s END", c, c, c))
 	}
 	for _, c := range endColumns {
-		set = append(set, fmt.Sprintf("%s = CASE WHEN excluded.has_end THEN excluded.%s ELSE calls.%s END", c, c, c))
+		set = append(set, fmt.Sprintf("%s = CASE WHEN a.has_end THEN a.%s ELSE calls.%s END", c, c, c))
 	}
-	set = append(set, "has_start = calls.has_start OR excluded.has_start", "has_end = calls.has_end OR excluded.has_end")
-	cols := strings.Join(stageColumns, ", ")
-	return "INSERT INTO calls (" + cols + ") SELECT " + cols + " FROM appended_data " +
-		"ON CONFLICT (project_id, id) DO UPDATE SET " + strings.Join(set, ", ")
+	set = append(set, "has_start = calls.has_start OR a.has_start", "has_end = calls.has_end OR a.has_end")
+	vals := make([]string, len(stageColumns))
+	for i, c := range stageColumns {
+		vals[i] = "a." + c
+	}
+	return "MERGE INTO calls USING appended_data AS a ON calls.project_id = a.project_id AND calls.id = a.id " +
+		"WHEN MATCHED THEN UPDATE SET " + strings.Join(set, ", ") +
+		" WHEN NOT MATCHED THEN INSERT (" + strings.Join(stageColumns, ", ") + ") VALUES (" + strings.Join(vals, ", ") + ")"
 }
 
 func stageTypes() ([]duckdbdriver.TypeInfo, error) {
@@ -86,6 +91,11 @@ func (s *Store) WriteCallOps(ctx context.Context, ops []storage.CallOp) ([]stora
 	if _, err := conn.ExecContext(ctx, "COMMIT"); err != nil {
 		return nil, fmt.Errorf("commit calls: %w", err)
 	}
+	if s.ids.full() {
+		if s.ids, err = loadIDFilter(ctx, s.db); err != nil {
+			return nil, fmt.Errorf("resize call id filter: %w", err)
+		}
+	}
 	return results, nil
 }
 
@@ -100,7 +110,7 @@ func (s *Store) applyOps(ctx context.Context, conn *sql.Conn, in []storage.CallO
 			end++
 		}
 		if end > start {
-			if err := appendParts(conn, ops[start:end]); err != nil {
+			if err := s.appendParts(conn, ops[start:end]); err != nil {
 				return nil, err
 			}
 			start = end
@@ -125,27 +135,70 @@ func (s *Store) applyOps(ctx context.Context, conn *sql.Conn, in []storage.CallO
 	return results, nil
 }
 
-func appendParts(conn *sql.Conn, ops []storage.CallOp) error {
+// appendParts writes a run of merged parts: calls the id filter has never
+// seen go straight in through the appender; the rest are merged with
+// their stored rows.
+func (s *Store) appendParts(conn *sql.Conn, ops []storage.CallOp) error {
+	var fresh, known []storage.CallOp
+	for _, op := range ops {
+		if s.ids.mayContain(op.Part.Call.ProjectID, op.Part.Call.ID) {
+			known = append(known, op)
+		} else {
+			fresh = append(fresh, op)
+		}
+	}
+	err := conn.Raw(func(dc any) error {
+		if err := insertFresh(dc.(driver.Conn), fresh); err != nil {
+			return err
+		}
+		return mergeKnown(dc.(driver.Conn), known)
+	})
+	if err != nil {
+		return err
+	}
+	for _, op := range fresh {
+		s.ids.add(op.Part.Call.ProjectID, op.Part.Call.ID)
+	}
+	return nil
+}
+
+func insertFresh(dc driver.Conn, ops []storage.CallOp) error {
+	if len(ops) == 0 {
+		return nil
+	}
+	app, err := duckdbdriver.NewAppenderWithColumns(dc, "", "", "calls", stageColumns)
+	if err != nil {
+		return fmt.Errorf("calls appender: %w", err)
+	}
+	return appendAll(app, ops, "insert calls")
+}
+
+func mergeKnown(dc driver.Conn, ops []storage.CallOp) error {
+	if len(ops) == 0 {
+		return nil
+	}
 	types, err := stageTypes()
 	if err != nil {
 		return err
 	}
-	return conn.Raw(func(dc any) error {
-		app, err := duckdbdriver.NewQueryAppender(dc.(driver.Conn), upsertSQL(), "appended_data", types, stageColumns)
-		if err != nil {
-			return fmt.Errorf("calls appender: %w", err)
+	app, err := duckdbdriver.NewQueryAppender(dc, mergeSQL(), "appended_data", types, stageColumns)
+	if err != nil {
+		return fmt.Errorf("calls merge appender: %w", err)
+	}
+	return appendAll(app, ops, "merge calls")
+}
+
+func appendAll(app *duckdbdriver.Appender, ops []storage.CallOp, what string) error {
+	for _, op := range ops {
+		if err := app.AppendRow(partRow(op.Part)...); err != nil {
+			_ = app.Close()
+			return fmt.Errorf("%s: call %s: %w", what, op.Part.Call.ID, err)
 		}
-		for _, op := range ops {
-			if err := app.AppendRow(partRow(op.Part)...); err != nil {
-				_ = app.Close()
-				return fmt.Errorf("append call %s: %w", op.Part.Call.ID, err)
-			}
-		}
-		if err := app.Close(); err != nil {
-			return fmt.Errorf("upsert calls: %w", err)
-		}
-		return nil
-	})
+	}
+	if err := app.Close(); err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	return nil
 }
 
 func partRow(p *storage.CallPart) []driver.Value {

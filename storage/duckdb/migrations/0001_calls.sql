@@ -1,5 +1,8 @@
 -- One row per call. Start and end parts merge into the same row by
 -- (project_id, id); has_start / has_end say which sides have arrived.
+-- There is no primary key: uniqueness is kept by the single writer, which
+-- inserts calls its id filter has never seen and merges the rest; an ART
+-- index made every insert and checkpoint several times slower.
 -- JSON payloads are stored as VARCHAR text: DuckDB's JSON type would be
 -- parsed into Go values by the driver on every read; the json_* functions
 -- work on VARCHAR as well.
@@ -29,6 +32,5 @@ CREATE TABLE IF NOT EXISTS calls (
     input_refs      VARCHAR[],
     output_refs     VARCHAR[],
     deleted_at      TIMESTAMP,
-    expire_at       TIMESTAMP,
-    PRIMARY KEY (project_id, id)
+    expire_at       TIMESTAMP
 );
