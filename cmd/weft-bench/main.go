@@ -5,6 +5,7 @@
 //
 //	weft-bench calls --weft ./bin/weft --calls 200000
 //	weft-bench query --weft ./bin/weft --calls 1000000
+//	weft-bench otlp  --weft ./bin/weft --calls 200000 --batch 512 --payload 1000
 package main
 
 import (
@@ -57,7 +58,7 @@ func parse(name string, args []string) (options, error) {
 
 func run(ctx context.Context, args []string) error {
 	if len(args) == 0 {
-		return errors.New("usage: weft-bench calls|query [flags]")
+		return errors.New("usage: weft-bench calls|query|otlp [flags]")
 	}
 	o, err := parse(args[0], args[1:])
 	if err != nil {
@@ -73,6 +74,8 @@ func run(ctx context.Context, args []string) error {
 		return benchCalls(ctx, target, o)
 	case "query":
 		return benchQuery(ctx, target, o)
+	case "otlp":
+		return benchOTLP(ctx, target, o)
 	}
-	return fmt.Errorf("unknown benchmark %q (calls, query)", args[0])
+	return fmt.Errorf("unknown benchmark %q (calls, query, otlp)", args[0])
 }

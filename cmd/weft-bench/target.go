@@ -15,6 +15,7 @@ import (
 // target is the server under test.
 type target struct {
 	url, key string
+	grpcAddr string
 	cmd      *exec.Cmd
 	tmpDir   string
 }
@@ -43,6 +44,9 @@ func connect(ctx context.Context, o options) (*target, error) {
 	}
 	sc := bufio.NewScanner(out)
 	for sc.Scan() {
+		if after, ok := strings.CutPrefix(sc.Text(), "OTLP/gRPC on "); ok {
+			t.grpcAddr = strings.TrimSpace(after)
+		}
 		if _, after, ok := strings.Cut(sc.Text(), "listening on "); ok {
 			t.url = strings.Fields(after)[0]
 			break
