@@ -1,0 +1,198 @@
+package queryapi_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"strings"
+	"testing"
+)
+
+const noteCallRef = "weave:///acme/p/call/c1"
+
+func noteReq(text string) map[string]any {
+	return map[string]any{"project_id": "acme/p", "weave_ref": noteCallRef, "feedback_type": "wandb.note.1",
+		"payload": map[string]any{"note": text}}
+}
+
+func TestFeedbackCreateTSClientSample(t *testing.T) {
+	raw, err := os.ReadFile("testdata/17-feedback-create.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sample struct {
+		Request struct{ Body json.RawMessage }
+	}
+	if err := json.Unmarshal(raw, &sample); err != nil {
+		t.Fatal(err)
+	}
+	e := newStoreEnv(t)
+	e.caller.Entity = "acme"
+	out := e.expectStatus(t, "/feedback/create", string(sample.Request.Body), http.StatusOK)
+	id, _ := out["id"].(string)
+	if id == "" || out["wb_user_id"] != "user-1" || out["created_at"] == nil {
+		t.Fatalf("create answer %v lacks id, wb_user_id or created_at", out)
+	}
+	res := e.expectStatus(t, "/feedback/query", `{"project_id":"acme/demo","fields":["id","feedback_type","payload.output","runnable_ref"]}`, http.StatusOK)
+	rows := res["result"].([]any)
+	if len(rows) != 1 || res["total_count"] != 1.0 {
+		t.Fatalf("query: %v", res)
+	}
+	row := rows[0].(map[string]any)
+	if row["id"] != id || row["feedback_type"] != "wandb.runnable.correct" || row["payload.output"] != "true" ||
+		!strings.HasPrefix(row["runnable_ref"].(string), "weave:///acme/demo/object/correct:") {
+		t.Fatalf("stored row %v", row)
+	}
+}
+
+func TestFeedbackReactionNames(t *testing.T) {
+	e := newStoreEnv(t)
+	out := e.expectStatus(t, "/feedback/create", map[string]any{"project_id": "acme/p", "weave_ref": noteCallRef,
+		"feedback_type": "wandb.reaction.1", "payload": map[string]any{"emoji": "👍🏽"}}, http.StatusOK)
+	want := map[string]any{"emoji": "👍🏽", "alias": ":thumbs_up_medium_skin_tone:", "detoned": "👍", "detoned_alias": ":thumbs_up:"}
+	if fmt.Sprint(out["payload"]) != fmt.Sprint(want) {
+		t.Fatalf("reaction payload %v, want %v", out["payload"], want)
+	}
+}
+
+func TestFeedbackCreateRejects(t *testing.T) {
+	e := newStoreEnv(t)
+	big := strings.Repeat("x", 1<<20)
+	withRef := func(typ, field, ref string, payload map[string]any) map[string]any {
+		return map[string]any{"project_id": "acme/p", "weave_ref": noteCallRef, "feedback_type": typ, field: ref, "payload": payload}
+	}
+	cases := []struct {
+		name string
+		body any
+		want int
+	}{
+		{"two emoji", map[string]any{"project_id": "acme/p", "weave_ref": noteCallRef, "feedback_type": "wandb.reaction.1", "payload": map[string]any{"emoji": "👍👎"}}, 400},
+		{"no emoji", map[string]any{"project_id": "acme/p", "weave_ref": noteCallRef, "feedback_type": "wandb.reaction.1", "payload": map[string]any{"emoji": "ok"}}, 400},
+		{"emoji not a string", map[string]any{"project_id": "acme/p", "weave_ref": noteCallRef, "feedback_type": "wandb.reaction.1", "payload": map[string]any{"emoji": 1}}, 400},
+		{"empty note", noteReq(""), 400},
+		{"long note", noteReq(strings.Repeat("é", 1025)), 400},
+		{"payload too large", map[string]any{"project_id": "acme/p", "weave_ref": noteCallRef, "feedback_type": "custom", "payload": map[string]any{"x": big}}, 400},
+		{"payload not an object", map[string]any{"project_id": "acme/p", "weave_ref": noteCallRef, "feedback_type": "custom", "payload": []int{1}}, 400},
+		{"annotation without ref", map[string]any{"project_id": "acme/p", "weave_ref": noteCallRef, "feedback_type": "wandb.annotation.score", "payload": map[string]any{"value": 1}}, 400},
+		{"annotation ref of another name", withRef("wandb.annotation.score", "annotation_ref", "weave:///acme/p/object/other:abc", map[string]any{"value": 1}), 400},
+		{"annotation without value", withRef("wandb.annotation.score", "annotation_ref", "weave:///acme/p/object/score:abc", map[string]any{"v": 1}), 400},
+		{"runnable op without call_ref", withRef("wandb.runnable.judge", "runnable_ref", "weave:///acme/p/op/judge:abc", map[string]any{"output": 1}), 400},
+		{"runnable_ref on a plain type", withRef("custom", "runnable_ref", "weave:///acme/p/op/judge:abc", map[string]any{}), 400},
+		{"call_ref on a plain type", withRef("custom", "call_ref", "weave:///acme/p/call/x", map[string]any{}), 400},
+		{"trigger_ref on a plain type", withRef("custom", "trigger_ref", "weave:///acme/p/object/t:abc", map[string]any{}), 400},
+		{"scorer fields on a plain type", map[string]any{"project_id": "acme/p", "weave_ref": noteCallRef, "feedback_type": "custom", "payload": map[string]any{}, "scorer_tags": []string{"x"}}, 400},
+		{"weave_ref of another project", map[string]any{"project_id": "acme/p", "weave_ref": "weave:///acme/q/call/c1", "feedback_type": "custom", "payload": map[string]any{}}, 400},
+		{"weave_ref not a ref", map[string]any{"project_id": "acme/p", "weave_ref": "call c1", "feedback_type": "custom", "payload": map[string]any{}}, 400},
+		{"missing feedback_type", map[string]any{"project_id": "acme/p", "weave_ref": noteCallRef, "payload": map[string]any{}}, 400},
+		{"wrong type", map[string]any{"project_id": "acme/p", "weave_ref": noteCallRef, "feedback_type": 5, "payload": map[string]any{}}, 400},
+		{"unknown field", map[string]any{"project_id": "acme/p", "weave_ref": noteCallRef, "feedback_type": "custom", "payload": map[string]any{}, "colour": "red"}, 422},
+		{"other entity", map[string]any{"project_id": "other/p", "weave_ref": "weave:///other/p/call/c1", "feedback_type": "custom", "payload": map[string]any{}}, 403},
+		{"not JSON", "{", 400},
+	}
+	for _, c := range cases {
+		if code, out := e.postJSON(t, "/feedback/create", c.body); code != c.want {
+			t.Errorf("%s: status %d (%v), want %d", c.name, code, out, c.want)
+		}
+	}
+	if res := e.expectStatus(t, "/feedback/query", `{"project_id":"acme/p"}`, 200); res["total_count"] != 0.0 {
+		t.Fatalf("rejected feedback was stored: %v", res)
+	}
+}
+
+func TestFeedbackNewerClientDefaultsAccepted(t *testing.T) {
+	e := newStoreEnv(t)
+	body := noteReq("fine")
+	for k, v := range map[string]any{"id": nil, "creator": nil, "queue_id": nil, "wb_user_id": "spoofed", "scorer_tags": []string{},
+		"scorer_ratings": map[string]any{}, "span_status_code": "UNSET", "span_trace_id": ""} {
+		body[k] = v
+	}
+	out := e.expectStatus(t, "/feedback/create", body, http.StatusOK)
+	if out["wb_user_id"] != "user-1" {
+		t.Fatalf("wb_user_id %v, want the caller's", out["wb_user_id"])
+	}
+}
+
+// seedNotes stores two notes and a custom row with a client-chosen id
+// through /feedback/batch/create and returns the answer items.
+func seedNotes(t *testing.T, e *storeEnv) []any {
+	t.Helper()
+	batch := []any{noteReq("first"), noteReq("second"), map[string]any{"id": "mine", "project_id": "acme/p", "weave_ref": noteCallRef,
+		"feedback_type": "custom", "payload": map[string]any{"score": 3}}}
+	res := e.expectStatus(t, "/feedback/batch/create", map[string]any{"batch": batch}, http.StatusOK)
+	items := res["res"].([]any)
+	if len(items) != 3 || items[2].(map[string]any)["id"] != "mine" {
+		t.Fatalf("batch answer %v", res)
+	}
+	return items
+}
+
+func TestFeedbackBatchAndQuery(t *testing.T) {
+	e := newStoreEnv(t)
+	seedNotes(t, e)
+	bad := e.expectStatus(t, "/feedback/batch/create", map[string]any{"batch": []any{noteReq("ok"), noteReq("")}}, http.StatusBadRequest)
+	if !strings.Contains(fmt.Sprint(bad["reason"]), "batch[1]") {
+		t.Fatalf("batch error %v does not name the item", bad)
+	}
+	q := e.expectStatus(t, "/feedback/query", `{"project_id":"acme/p","fields":["id","payload.note"],
+		"query":{"$expr":{"$eq":[{"$getField":"feedback_type"},{"$literal":"wandb.note.1"}]}},
+		"sort_by":[{"field":"payload.note","direction":"desc"}],"limit":1,"offset":0}`, http.StatusOK)
+	rows := q["result"].([]any)
+	if len(rows) != 1 || rows[0].(map[string]any)["payload.note"] != "second" || q["total_count"] != 2.0 {
+		t.Fatalf("query answer %v", q)
+	}
+	count := e.expectStatus(t, "/feedback/query", `{"project_id":"acme/p","fields":["count(*)"]}`, http.StatusOK)
+	if fmt.Sprint(count["result"]) != "[map[count(*):3]]" {
+		t.Fatalf("count(*) answer %v", count)
+	}
+	for _, body := range []string{`{"project_id":"acme/p","limit":-1}`, `{"project_id":"acme/p","offset":-2}`,
+		`{"project_id":"acme/p","fields":["nope"]}`, `{"project_id":"acme/p","sort_by":[{"field":"id","direction":"sideways"}]}`,
+		`{"project_id":"acme/p","query":{"$expr":{"$bogus":[]}}}`, `{"project_id":"acme/p","limit":"ten"}`} {
+		e.expectStatus(t, "/feedback/query", body, http.StatusBadRequest)
+	}
+}
+
+func TestFeedbackPurgeAndReplace(t *testing.T) {
+	e := newStoreEnv(t)
+	items := seedNotes(t, e)
+	purgeBad := e.expectStatus(t, "/feedback/purge", `{"project_id":"acme/p","query":{"$expr":{"$eq":[{"$getField":"feedback_type"},{"$literal":"custom"}]}}}`, http.StatusBadRequest)
+	if !strings.Contains(fmt.Sprint(purgeBad["reason"]), "Can only purge feedback by specifying one or more feedback ids") {
+		t.Fatalf("purge by type answer %v", purgeBad)
+	}
+	e.expectStatus(t, "/feedback/purge", `{"project_id":"acme/p"}`, http.StatusBadRequest)
+	e.expectStatus(t, "/feedback/purge", `{"project_id":"acme/p","query":{"$expr":{"$eq":[{"$getField":"id"},{"$literal":"mine"}]}}}`, http.StatusOK)
+
+	first := items[0].(map[string]any)["id"].(string)
+	repl := noteReq("rewritten")
+	repl["feedback_id"] = first
+	if out := e.expectStatus(t, "/feedback/replace", repl, http.StatusOK); out["id"] == first {
+		t.Fatalf("replace kept the old id %s", first)
+	}
+	after := e.expectStatus(t, "/feedback/query", `{"project_id":"acme/p","fields":["payload.note"],"sort_by":[{"field":"payload.note","direction":"asc"}]}`, http.StatusOK)
+	if fmt.Sprint(after["result"]) != "[map[payload.note:rewritten] map[payload.note:second]]" {
+		t.Fatalf("after purge and replace: %v", after["result"])
+	}
+	e.expectStatus(t, "/feedback/replace", noteReq("no id"), http.StatusBadRequest)
+}
+
+func BenchmarkFeedbackQuery(b *testing.B) {
+	e := newStoreEnv(b)
+	const rows = 10000
+	for start := 0; start < rows; start += 1000 {
+		batch := make([]any, 1000)
+		for i := range batch {
+			batch[i] = map[string]any{"project_id": "acme/p", "weave_ref": fmt.Sprintf("weave:///acme/p/call/c%d", (start+i)%500),
+				"feedback_type": "custom", "payload": map[string]any{"score": (start + i) % 97, "label": fmt.Sprintf("l%d", i%7)}}
+		}
+		e.expectStatus(b, "/feedback/batch/create", map[string]any{"batch": batch}, http.StatusOK)
+	}
+	body := `{"project_id":"acme/p","fields":["id","payload.score","created_at"],
+		"query":{"$expr":{"$and":[{"$gt":[{"$getField":"payload.score"},{"$literal":50}]},{"$eq":[{"$getField":"payload.label"},{"$literal":"l3"}]}]}},
+		"sort_by":[{"field":"payload.score","direction":"desc"},{"field":"id","direction":"asc"}],"limit":100}`
+	b.ResetTimer()
+	for range b.N {
+		if code, out := e.postJSON(b, "/feedback/query", body); code != http.StatusOK || len(out["result"].([]any)) != 100 {
+			b.Fatalf("query: %d %v", code, out["total_count"])
+		}
+	}
+}
