@@ -6,9 +6,10 @@ import (
 	"time"
 )
 
-// FileChunkSize is the size of the rows file content is stored in: big
-// enough that a 64 MiB upload is 64 rows, small enough that neither an
-// upload nor a download ever holds more than one chunk in memory.
+// FileChunkSize is the unit a backend that keeps content in rows (e.g.
+// ClickHouse) splits files into: big enough that a 64 MiB upload is 64
+// rows, small enough that neither an upload nor a download ever holds more
+// than one chunk in memory.
 const FileChunkSize = 1 << 20
 
 // DefaultFileName is the stored name of an upload whose part has none.

@@ -3,6 +3,9 @@ package duckdb
 import (
 	"bytes"
 	"context"
+	"errors"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/weftdev/weft/storage"
@@ -13,37 +16,58 @@ func TestFilesConformance(t *testing.T) {
 	conformance.RunFiles(t, func(t *testing.T) storage.FileStore { return openTestStore(t) })
 }
 
-func TestFileChunksAreBoundedRows(t *testing.T) {
-	s := openTestStore(t)
+func TestFileContentLivesOnDiskOnce(t *testing.T) {
+	dir := t.TempDir()
+	s, err := Open(context.Background(), dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
 	ctx := context.Background()
 	content := bytes.Repeat([]byte("x"), 3*storage.FileChunkSize+1)
-	if _, err := s.CreateFile(ctx, storage.FileCreateReq{ProjectID: "e/p", Name: "f", Content: bytes.NewReader(content)}); err != nil {
+	a, err := s.CreateFile(ctx, storage.FileCreateReq{ProjectID: "e/p", Name: "f", Content: bytes.NewReader(content)})
+	if err != nil {
 		t.Fatal(err)
 	}
-	// A duplicate upload must not leave its chunks behind.
-	if _, err := s.CreateFile(ctx, storage.FileCreateReq{ProjectID: "e/p", Name: "g", Content: bytes.NewReader(content)}); err != nil {
+	if _, err := s.CreateFile(ctx, storage.FileCreateReq{ProjectID: "other/p", Name: "g", Content: bytes.NewReader(content)}); err != nil {
 		t.Fatal(err)
 	}
-	var rows, biggest int64
-	if err := s.DB().QueryRowContext(ctx, `SELECT count(*), max(octet_length(data)) FROM file_chunks`).Scan(&rows, &biggest); err != nil {
-		t.Fatal(err)
+	blobs, _ := filepath.Glob(filepath.Join(dir, "files", "*", "*"))
+	if len(blobs) != 1 || filepath.Base(blobs[0]) != a.Digest {
+		t.Fatalf("blobs on disk = %v, want one named %s", blobs, a.Digest)
 	}
-	if rows != 4 || biggest != storage.FileChunkSize {
-		t.Fatalf("%d chunk rows, largest %d bytes; want 4 rows of at most %d", rows, biggest, storage.FileChunkSize)
+	st, err := os.Stat(blobs[0])
+	if err != nil || st.Size() != int64(len(content)) {
+		t.Fatalf("blob size %v, %v", st, err)
 	}
 }
 
-func TestStaleChunksAreSwept(t *testing.T) {
-	s := openTestStore(t)
-	ctx := context.Background()
-	if _, err := s.DB().ExecContext(ctx, `INSERT INTO file_chunks VALUES ('e/p', 'orphan', 0, 'abc', TIMESTAMP '2000-01-01')`); err != nil {
+type failingReader struct{ n int }
+
+func (r *failingReader) Read(p []byte) (int, error) {
+	if r.n > 3 {
+		return 0, errors.New("client went away")
+	}
+	r.n++
+	return copy(p, bytes.Repeat([]byte("y"), len(p))), nil
+}
+
+func TestFailedUploadLeavesNothing(t *testing.T) {
+	dir := t.TempDir()
+	s, err := Open(context.Background(), dir, nil)
+	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.CreateFile(ctx, storage.FileCreateReq{ProjectID: "e/p", Content: bytes.NewReader([]byte("new"))}); err != nil {
-		t.Fatal(err)
+	defer s.Close()
+	if _, err := s.CreateFile(context.Background(), storage.FileCreateReq{ProjectID: "e/p", Content: &failingReader{}}); err == nil {
+		t.Fatal("failed upload succeeded")
 	}
-	var n int
-	if err := s.DB().QueryRowContext(ctx, `SELECT count(*) FROM file_chunks WHERE content_id = 'orphan'`).Scan(&n); err != nil || n != 0 {
-		t.Fatalf("orphaned chunk still there (%d, %v)", n, err)
+	left, _ := filepath.Glob(filepath.Join(dir, "files", "*"))
+	if len(left) != 0 {
+		t.Fatalf("upload left %v behind", left)
+	}
+	st, err := s.FilesStats(context.Background(), "e/p")
+	if err != nil || st.TotalSizeBytes != 0 {
+		t.Fatalf("stats after failed upload = %+v, %v", st, err)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"sort"
 	"sync"
@@ -32,6 +33,10 @@ type Store struct {
 	// conflicting concurrent writers abort instead of waiting.
 	writeMu sync.Mutex
 	ids     *idFilter // guarded by writeMu
+	// blobDir holds file contents by digest (see migrations/0004_files.sql).
+	blobDir string
+	// ownsBlobDir: an in-memory store made a temp dir that Close removes.
+	ownsBlobDir bool
 }
 
 // Open opens (creating if needed) the database in dir and applies pending
@@ -45,7 +50,15 @@ func Open(ctx context.Context, dir string, logger *slog.Logger) (*Store, error) 
 	if err != nil {
 		return nil, fmt.Errorf("open duckdb %q: %w", dsn, err)
 	}
-	s := &Store{db: db, logger: logger}
+	s := &Store{db: db, logger: logger, blobDir: filepath.Join(dir, "files")}
+	if dir == "" {
+		if s.blobDir, err = os.MkdirTemp("", "weft-files-"); err != nil {
+			return nil, errors.Join(err, db.Close())
+		}
+		s.ownsBlobDir = true
+	} else if err := os.MkdirAll(s.blobDir, 0o700); err != nil {
+		return nil, errors.Join(fmt.Errorf("files dir: %w", err), db.Close())
+	}
 	// A checkpoint runs inside the commit that crosses the WAL threshold;
 	// DuckDB's 16 MB default made roughly every tenth ingest batch pay for
 	// one. 128 MB keeps restart replay to a few seconds.
@@ -65,7 +78,13 @@ func Open(ctx context.Context, dir string, logger *slog.Logger) (*Store, error) 
 func (s *Store) DB() *sql.DB { return s.db }
 
 // Close closes the database; committed data is in the file and its WAL.
-func (s *Store) Close() error { return s.db.Close() }
+func (s *Store) Close() error {
+	err := s.db.Close()
+	if s.ownsBlobDir {
+		err = errors.Join(err, os.RemoveAll(s.blobDir))
+	}
+	return err
+}
 
 // Capabilities reports the optional features of this backend.
 func (s *Store) Capabilities() storage.Capabilities { return storage.Capabilities{} }
