@@ -23,6 +23,7 @@ import (
 	"github.com/weftdev/weft/config"
 	"github.com/weftdev/weft/internal/httpapi"
 	"github.com/weftdev/weft/pipeline"
+	"github.com/weftdev/weft/pricing"
 	"github.com/weftdev/weft/queryapi"
 	"github.com/weftdev/weft/receiver/otlpreceiver"
 	"github.com/weftdev/weft/receiver/weavereceiver"
@@ -44,6 +45,8 @@ type Server struct {
 	listener net.Listener
 	grpcSrv  *grpc.Server
 	grpcLn   net.Listener
+	prices   *pricing.Table
+	feedback *queryapi.FeedbackAPI
 }
 
 // New opens the data directory and storage and builds the handlers. It
@@ -61,6 +64,12 @@ func New(ctx context.Context, cfg config.Config, logger *slog.Logger) (*Server, 
 		return nil, errors.Join(err, store.Close())
 	}
 	s := &Server{cfg: cfg, logger: logger, store: store, queue: queue, keys: auth.NewFileStore(cfg.DataDir)}
+	if s.prices, err = loadPrices(cfg.PricingFile); err != nil {
+		return nil, errors.Join(err, queue.Stop(ctx), store.Close())
+	}
+	if s.feedback, err = queryapi.NewFeedbackAPI(store, cfg.MaxRequestBytes, logger); err != nil {
+		return nil, errors.Join(err, queue.Stop(ctx), store.Close())
+	}
 	verifier := auth.StoreVerifier{Store: s.keys}
 	if s.grpcSrv, err = otlpreceiver.NewGRPCServer(cfg.OTLP, verifier, queue, logger); err != nil {
 		return nil, errors.Join(err, queue.Stop(ctx), store.Close())
@@ -91,7 +100,14 @@ func (s *Server) routes() http.Handler {
 	mux.Handle(otlpreceiver.TracesPath, otlp)
 	mux.Handle(otlpreceiver.TracesPathAlias, otlp)
 	weavereceiver.New(s.queue, refs.ExtractRefs, s.cfg.MaxRequestBytes, s.logger).Register(mux, authn)
-	queryapi.New(s.store, s.cfg.MaxRequestBytes, s.logger).Register(mux, authn)
+	queryapi.New(s.store, queryapi.CallExtras{Feedback: s.store, Prices: s.store, Defaults: s.prices},
+		s.cfg.MaxRequestBytes, s.logger).Register(mux, authn)
+	queryapi.NewObjectsAPI(s.store, s.cfg.MaxRequestBytes, s.logger).Register(mux, authn)
+	queryapi.NewTablesAPI(s.store, s.cfg.MaxRequestBytes, s.logger).Register(mux, authn)
+	queryapi.NewThreadsAPI(s.store, s.cfg.MaxRequestBytes, s.logger).Register(mux, authn)
+	queryapi.NewFilesAPI(s.store, s.cfg.MaxFileBytes, s.cfg.MaxRequestBytes, s.logger).Register(mux, authn)
+	queryapi.NewCostsAPI(s.store, s.cfg.MaxRequestBytes, s.logger).Register(mux, authn)
+	s.feedback.Register(mux, authn)
 	return recoverPanics(s.logger, mux)
 }
 
@@ -164,6 +180,18 @@ func (s *Server) shutdown() error {
 	}
 	s.logger.Info("shutdown complete")
 	return nil
+}
+
+// loadPrices reads the configured price file, or the shipped table.
+func loadPrices(path string) (*pricing.Table, error) {
+	if path == "" {
+		return pricing.Default()
+	}
+	t, err := pricing.Load(path)
+	if err != nil {
+		return nil, fmt.Errorf("pricing_file: %w", err)
+	}
+	return t, nil
 }
 
 func recoverPanics(logger *slog.Logger, next http.Handler) http.Handler {

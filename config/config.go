@@ -27,6 +27,11 @@ type Config struct {
 	DataDir string `yaml:"data_dir"`
 	// MaxRequestBytes caps any request body (after decompression). 32 MiB.
 	MaxRequestBytes int64 `yaml:"max_request_bytes"`
+	// MaxFileBytes caps one file upload (/file/create). 1 GiB.
+	MaxFileBytes int64 `yaml:"max_file_bytes"`
+	// PricingFile replaces the shipped default LLM price table (same CSV
+	// format as pricing/default_prices.csv). Empty: the shipped table.
+	PricingFile string `yaml:"pricing_file"`
 	// ShutdownTimeout bounds the flush on SIGTERM. 30s.
 	ShutdownTimeout time.Duration `yaml:"shutdown_timeout"`
 	// LogLevel is debug, info, warn or error.
@@ -44,6 +49,7 @@ func Default() Config {
 		OTLPGRPCListen:  "127.0.0.1:4317",
 		DataDir:         "./weft-data",
 		MaxRequestBytes: 32 << 20,
+		MaxFileBytes:    1 << 30,
 		ShutdownTimeout: 30 * time.Second,
 		LogLevel:        "info",
 		Pipeline:        pipeline.DefaultConfig(),
@@ -67,6 +73,9 @@ func (c Config) Validate() error {
 	}
 	if c.MaxRequestBytes < 1024 {
 		errs = append(errs, errors.New("max_request_bytes: must be at least 1024"))
+	}
+	if c.MaxFileBytes < 1 {
+		errs = append(errs, errors.New("max_file_bytes: must be positive"))
 	}
 	if c.ShutdownTimeout <= 0 {
 		errs = append(errs, errors.New("shutdown_timeout: must be positive"))

@@ -16,13 +16,15 @@ import (
 // API holds the read handlers' dependencies.
 type API struct {
 	calls    CallReader
+	extras   CallExtras
 	logger   *slog.Logger
 	maxBytes int64
 }
 
-// New builds the query API over a calls reader.
-func New(calls CallReader, maxBodyBytes int64, logger *slog.Logger) *API {
-	return &API{calls: calls, logger: logger, maxBytes: maxBodyBytes}
+// New builds the calls query API over a calls reader; extras serve
+// include_costs and include_feedback.
+func New(calls CallReader, extras CallExtras, maxBodyBytes int64, logger *slog.Logger) *API {
+	return &API{calls: calls, extras: extras, logger: logger, maxBytes: maxBodyBytes}
 }
 
 // Register adds the read routes to mux; wrap is applied to every handler.

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"iter"
 	"net/http"
@@ -80,6 +81,46 @@ func (a *API) authorizedCallsQuery(r *http.Request) (storage.CallsQuery, error) 
 	return q, err
 }
 
+// eachCall reads the calls of q, adds the requested extras batch by batch,
+// and passes each rendered call to emit, in order.
+func (a *API) eachCall(ctx context.Context, q storage.CallsQuery, emit func(wire.CallSchema) error) error {
+	en := newEnricher(a.extras, q)
+	var pending []storage.StoredCall
+	flush := func() error {
+		xs, err := en.extras(ctx, pending)
+		if err != nil {
+			return err
+		}
+		for i, c := range pending {
+			if err := emit(wire.NewCallSchema(c, xs[i])); err != nil {
+				return err
+			}
+		}
+		pending = pending[:0]
+		return nil
+	}
+	for c, err := range a.calls.QueryCalls(ctx, q) {
+		if err != nil {
+			return err
+		}
+		if !en.active() {
+			if err := emit(wire.NewCallSchema(c, wire.Extras{})); err != nil {
+				return err
+			}
+			continue
+		}
+		if pending = append(pending, c); len(pending) == extrasBatch {
+			if err := flush(); err != nil {
+				return err
+			}
+		}
+	}
+	return flush()
+}
+
+// errClientGone stops a stream whose client stopped reading.
+var errClientGone = errors.New("client went away")
+
 // streamCalls writes one JSON line per call as rows are produced. An error
 // before the first row is answered normally; after it, the connection is
 // aborted so the client sees a broken stream, never a silently short one.
@@ -89,32 +130,37 @@ func (a *API) streamCalls(w http.ResponseWriter, r *http.Request, q storage.Call
 	flusher, _ := w.(http.Flusher)
 	started := false
 	lastFlush := time.Now()
-	for c, err := range a.calls.QueryCalls(r.Context(), q) {
-		if err != nil {
-			if !started {
-				httpapi.WriteError(w, r, a.logger, err)
-				return
-			}
-			a.logger.Error("calls stream failed mid-way", "project", q.ProjectID, "err", err)
-			panic(http.ErrAbortHandler)
-		}
+	start := func() {
+		w.Header().Set("Content-Type", "application/jsonl")
+		w.WriteHeader(http.StatusOK)
+		started = true
+	}
+	err := a.eachCall(r.Context(), q, func(c wire.CallSchema) error {
 		if !started {
-			w.Header().Set("Content-Type", "application/jsonl")
-			w.WriteHeader(http.StatusOK)
-			started = true
+			start()
 		}
-		if err := enc.Encode(wire.NewCallSchema(c, wire.Extras{})); err != nil {
-			return // client went away
+		if err := enc.Encode(c); err != nil {
+			return errClientGone
 		}
 		if flusher != nil && time.Since(lastFlush) > 100*time.Millisecond {
 			_ = bw.Flush()
 			flusher.Flush()
 			lastFlush = time.Now()
 		}
+		return nil
+	})
+	switch {
+	case errors.Is(err, errClientGone):
+		return
+	case err != nil && !started:
+		httpapi.WriteError(w, r, a.logger, err)
+		return
+	case err != nil:
+		a.logger.Error("calls stream failed mid-way", "project", q.ProjectID, "err", err)
+		panic(http.ErrAbortHandler)
 	}
 	if !started {
-		w.Header().Set("Content-Type", "application/jsonl")
-		w.WriteHeader(http.StatusOK)
+		start()
 	}
 	_ = bw.Flush()
 }
@@ -129,11 +175,12 @@ func (a *API) callsQuery(r *http.Request, body []byte) (any, error) {
 		return nil, err
 	}
 	calls := []wire.CallSchema{}
-	for c, err := range a.calls.QueryCalls(r.Context(), q) {
-		if err != nil {
-			return nil, err
-		}
-		calls = append(calls, wire.NewCallSchema(c, wire.Extras{}))
+	err = a.eachCall(r.Context(), q, func(c wire.CallSchema) error {
+		calls = append(calls, c)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return map[string]any{"calls": calls}, nil
 }
@@ -152,13 +199,15 @@ func (a *API) callRead(r *http.Request, body []byte) (any, error) {
 	}
 	q.Filter.CallIDs = []string{id}
 	q.Limit = 1
-	for c, err := range a.calls.QueryCalls(r.Context(), q) {
-		if err != nil {
-			return nil, err
-		}
-		return map[string]any{"call": wire.NewCallSchema(c, wire.Extras{})}, nil
+	var found *wire.CallSchema
+	err = a.eachCall(r.Context(), q, func(c wire.CallSchema) error {
+		found = &c
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
-	return map[string]any{"call": nil}, nil
+	return map[string]any{"call": found}, nil
 }
 
 func (a *API) callsQueryStats(r *http.Request, body []byte) (any, error) {
