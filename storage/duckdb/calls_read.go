@@ -12,35 +12,91 @@ import (
 	"github.com/weftdev/weft/storage/sqlgen"
 )
 
+// readPageSize bounds how many calls one query materialises. The driver
+// buffers a whole result inside DuckDB before the first row is read, so a
+// long stream is read page by page, all pages in one transaction so that
+// concurrent writes cannot shift rows between pages.
+const readPageSize = 10_000
+
 // QueryCalls implements storage.CallReader.
 func (s *Store) QueryCalls(ctx context.Context, q storage.CallsQuery) iter.Seq2[storage.StoredCall, error] {
 	return func(yield func(storage.StoredCall, error) bool) {
-		st, err := sqlgen.CallsSelect(sqlgen.DuckDB{}, q)
-		if err != nil {
-			yield(storage.StoredCall{}, err)
+		if q.Limit > 0 && q.Limit <= s.pageSize {
+			s.queryPage(ctx, s.db, q, yield)
 			return
 		}
-		rows, err := s.db.QueryContext(ctx, st.SQL, st.Args...)
+		conn, err := s.db.Conn(ctx)
 		if err != nil {
 			yield(storage.StoredCall{}, fmt.Errorf("query calls: %w", err))
 			return
 		}
-		defer rows.Close()
-		sc, err := newCallScanner(rows)
-		if err != nil {
-			yield(storage.StoredCall{}, err)
+		defer conn.Close()
+		if _, err := conn.ExecContext(ctx, "BEGIN TRANSACTION"); err != nil {
+			yield(storage.StoredCall{}, fmt.Errorf("query calls: %w", err))
 			return
 		}
-		for rows.Next() {
-			c, err := sc.scan(rows)
-			if !yield(c, err) || err != nil {
+		defer conn.ExecContext(context.WithoutCancel(ctx), "ROLLBACK") //nolint:errcheck // read-only
+		s.queryPages(ctx, conn, q, yield)
+	}
+}
+
+func (s *Store) queryPages(ctx context.Context, conn *sql.Conn, q storage.CallsQuery, yield func(storage.StoredCall, error) bool) {
+	remaining := q.Limit // 0 = unbounded
+	page := q
+	for {
+		page.Limit = s.pageSize
+		if remaining > 0 {
+			page.Limit = min(remaining, s.pageSize)
+		}
+		n, ok := s.queryPage(ctx, conn, page, yield)
+		if !ok || n < page.Limit {
+			return
+		}
+		page.Offset += n
+		if remaining > 0 {
+			if remaining -= n; remaining == 0 {
 				return
 			}
 		}
-		if err := rows.Err(); err != nil {
-			yield(storage.StoredCall{}, fmt.Errorf("query calls: %w", err))
-		}
 	}
+}
+
+type queryer interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}
+
+// queryPage runs one page and yields its calls; it reports how many it
+// yielded and whether the caller should go on.
+func (s *Store) queryPage(ctx context.Context, db queryer, q storage.CallsQuery, yield func(storage.StoredCall, error) bool) (int64, bool) {
+	st, err := sqlgen.CallsSelect(sqlgen.DuckDB{}, q)
+	if err != nil {
+		yield(storage.StoredCall{}, err)
+		return 0, false
+	}
+	rows, err := db.QueryContext(ctx, st.SQL, st.Args...)
+	if err != nil {
+		yield(storage.StoredCall{}, fmt.Errorf("query calls: %w", err))
+		return 0, false
+	}
+	defer rows.Close()
+	sc, err := newCallScanner(rows)
+	if err != nil {
+		yield(storage.StoredCall{}, err)
+		return 0, false
+	}
+	var n int64
+	for rows.Next() {
+		c, err := sc.scan(rows)
+		if !yield(c, err) || err != nil {
+			return n, false
+		}
+		n++
+	}
+	if err := rows.Err(); err != nil {
+		yield(storage.StoredCall{}, fmt.Errorf("query calls: %w", err))
+		return n, false
+	}
+	return n, true
 }
 
 // CountCalls implements storage.CallReader.

@@ -3,6 +3,8 @@ package duckdb
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"strings"
 	"log/slog"
 	"testing"
 	"time"
@@ -77,5 +79,40 @@ func TestDeleteCallsCountsDescendants(t *testing.T) {
 	}
 	if live != 1 {
 		t.Fatalf("live calls = %d, want 1", live)
+	}
+}
+
+func TestQueryCallsPagesLongStreams(t *testing.T) {
+	s := openTestStore(t)
+	s.pageSize = 3
+	ctx := context.Background()
+	base := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	var ops []storage.CallOp
+	for i := range 10 {
+		ops = append(ops, storage.CallOp{Part: &storage.CallPart{Kind: storage.PartStart, Call: storage.Call{
+			ProjectID: "e/p", ID: fmt.Sprintf("c%02d", i), TraceID: "t", OpName: "op", StartedAt: base.Add(time.Duration(i) * time.Second)}}})
+	}
+	if _, err := s.WriteCallOps(ctx, ops); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		limit, offset int64
+		want          string
+	}{
+		{0, 0, "c00 c01 c02 c03 c04 c05 c06 c07 c08 c09"},
+		{7, 2, "c02 c03 c04 c05 c06 c07 c08"},
+		{0, 8, "c08 c09"},
+		{3, 0, "c00 c01 c02"},
+	} {
+		var got []string
+		for c, err := range s.QueryCalls(ctx, storage.CallsQuery{ProjectID: "e/p", Limit: tc.limit, Offset: tc.offset}) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, c.ID)
+		}
+		if strings.Join(got, " ") != tc.want {
+			t.Errorf("limit %d offset %d: got %v, want %s", tc.limit, tc.offset, got, tc.want)
+		}
 	}
 }

@@ -37,6 +37,8 @@ type Store struct {
 	blobDir string
 	// ownsBlobDir: an in-memory store made a temp dir that Close removes.
 	ownsBlobDir bool
+	// pageSize is how many calls one read query materialises.
+	pageSize int64
 }
 
 // Open opens (creating if needed) the database in dir and applies pending
@@ -50,7 +52,7 @@ func Open(ctx context.Context, dir string, logger *slog.Logger) (*Store, error) 
 	if err != nil {
 		return nil, fmt.Errorf("open duckdb %q: %w", dsn, err)
 	}
-	s := &Store{db: db, logger: logger, blobDir: filepath.Join(dir, "files")}
+	s := &Store{db: db, logger: logger, blobDir: filepath.Join(dir, "files"), pageSize: readPageSize}
 	if dir == "" {
 		if s.blobDir, err = os.MkdirTemp("", "weft-files-"); err != nil {
 			return nil, errors.Join(err, db.Close())
