@@ -4,8 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"strings"
 	"log/slog"
+	"strings"
 	"testing"
 	"time"
 
