@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs Weft's whole test suite on a fresh machine: installs what the tests
-# need (Go modules, the ClickHouse engine libchdb from npm), checks
+# need (Go modules, the ClickHouse engine libchdb and the Weave TypeScript
+# SDK from npm), checks
 # formatting and vet, then runs every test with the race detector.
 # Tests that need an engine fail, never skip, when it is missing.
 set -euo pipefail
@@ -13,6 +14,11 @@ if [ -x scripts/install-libchdb.sh ]; then
   echo "==> libchdb (ClickHouse engine for the scale-out tests)"
   WEFT_LIBCHDB="$(scripts/install-libchdb.sh | tail -n 1)"
   export WEFT_LIBCHDB
+fi
+
+if [ -x scripts/install-node-deps.sh ]; then
+  echo "==> npm packages for the TypeScript SDK test"
+  scripts/install-node-deps.sh
 fi
 
 echo "==> gofmt"

@@ -1,0 +1,165 @@
+package queryapi
+
+import (
+	"log/slog"
+	"net/http"
+
+	"github.com/weftdev/weft/auth"
+	"github.com/weftdev/weft/internal/httpapi"
+	"github.com/weftdev/weft/storage"
+	"github.com/weftdev/weft/wire"
+)
+
+// TablesAPI serves content-addressed tables: create, update, query and
+// stats. Every handler authorises the project before the store is called.
+type TablesAPI struct {
+	store    storage.TableStore
+	logger   *slog.Logger
+	maxBytes int64
+}
+
+// NewTablesAPI builds the tables endpoints over store.
+func NewTablesAPI(store storage.TableStore, maxBodyBytes int64, logger *slog.Logger) *TablesAPI {
+	return &TablesAPI{store: store, logger: logger, maxBytes: maxBodyBytes}
+}
+
+// Register adds the tables routes to mux; wrap is applied to every handler.
+func (a *TablesAPI) Register(mux *http.ServeMux, wrap func(http.Handler) http.Handler) {
+	for pattern, h := range map[string]jsonHandler{
+		"POST /table/create":              a.create,
+		"POST /table/update":              a.update,
+		"POST /table/create_from_digests": a.createFromDigests,
+		"POST /table/query":               a.query,
+		"POST /table/query_stats":         a.stats,
+		"POST /table/query_stats_batch":   a.statsBatch,
+	} {
+		mux.Handle(pattern, wrap(jsonEndpoint(a.logger, a.maxBytes, h)))
+	}
+	mux.Handle("POST /table/query_stream", wrap(http.HandlerFunc(a.queryStream)))
+}
+
+func (a *TablesAPI) create(r *http.Request, body []byte) (any, error) {
+	var req storage.TableCreateReq
+	if err := wire.DecodeTop(body, wire.Fields{"table": &req.Table}, "table"); err != nil {
+		return nil, err
+	}
+	switch {
+	case req.Table.ProjectID == "":
+		return nil, &wire.FieldError{Field: "table.project_id", Msg: "field required (form entity/project)"}
+	case req.Table.Rows == nil:
+		return nil, &wire.FieldError{Field: "table.rows", Msg: "field required (a list of JSON objects, may be empty)"}
+	}
+	if _, err := httpapi.Authorize(r.Context(), req.Table.ProjectID, auth.Write); err != nil {
+		return nil, err
+	}
+	return a.store.CreateTable(r.Context(), req)
+}
+
+func (a *TablesAPI) update(r *http.Request, body []byte) (any, error) {
+	var req storage.TableUpdateReq
+	err := wire.DecodeTop(body, wire.Fields{"project_id": &req.ProjectID, "base_digest": &req.BaseDigest,
+		"updates": &req.Updates}, "project_id", "base_digest", "updates")
+	if err != nil {
+		return nil, err
+	}
+	if _, err := httpapi.Authorize(r.Context(), req.ProjectID, auth.Write); err != nil {
+		return nil, err
+	}
+	return a.store.UpdateTable(r.Context(), req)
+}
+
+func (a *TablesAPI) createFromDigests(r *http.Request, body []byte) (any, error) {
+	var req storage.TableCreateFromDigestsReq
+	err := wire.DecodeTop(body, wire.Fields{"project_id": &req.ProjectID, "row_digests": &req.RowDigests,
+		"expected_digest": &req.ExpectedDigest}, "project_id", "row_digests")
+	if err != nil {
+		return nil, err
+	}
+	if _, err := httpapi.Authorize(r.Context(), req.ProjectID, auth.Write); err != nil {
+		return nil, err
+	}
+	return a.store.CreateTableFromDigests(r.Context(), req)
+}
+
+// decodeRowsQuery reads a /table/query or /table/query_stream body and
+// authorises it.
+func decodeRowsQuery(r *http.Request, body []byte) (storage.TableQueryReq, error) {
+	var req storage.TableQueryReq
+	err := wire.DecodeTop(body, wire.Fields{"project_id": &req.ProjectID, "digest": &req.Digest,
+		"filter": &req.Filter, "limit": &req.Limit, "offset": &req.Offset, "sort_by": &req.SortBy},
+		"project_id", "digest")
+	if err != nil {
+		return req, err
+	}
+	_, err = httpapi.Authorize(r.Context(), req.ProjectID, auth.Read)
+	return req, err
+}
+
+func (a *TablesAPI) query(r *http.Request, body []byte) (any, error) {
+	req, err := decodeRowsQuery(r, body)
+	if err != nil {
+		return nil, err
+	}
+	res, err := a.store.QueryTable(r.Context(), req)
+	if err == nil && res.Rows == nil {
+		res.Rows = []storage.TableRowSchema{}
+	}
+	return res, err
+}
+
+// queryStream answers the rows of /table/query as JSON lines.
+func (a *TablesAPI) queryStream(w http.ResponseWriter, r *http.Request) {
+	res, err := a.rowsForStream(r)
+	if err != nil {
+		httpapi.WriteError(w, r, a.logger, err)
+		return
+	}
+	writeJSONLines(w, r, a.logger, func(yield func(any, error) bool) {
+		for _, row := range res.Rows {
+			if !yield(row, nil) {
+				return
+			}
+		}
+	})
+}
+
+func (a *TablesAPI) rowsForStream(r *http.Request) (storage.TableQueryRes, error) {
+	body, err := httpapi.ReadBody(r, a.maxBytes)
+	if err != nil {
+		return storage.TableQueryRes{}, err
+	}
+	req, err := decodeRowsQuery(r, body)
+	if err != nil {
+		return storage.TableQueryRes{}, err
+	}
+	return a.store.QueryTable(r.Context(), req)
+}
+
+func (a *TablesAPI) stats(r *http.Request, body []byte) (any, error) {
+	var req storage.TableQueryStatsReq
+	err := wire.DecodeTop(body, wire.Fields{"project_id": &req.ProjectID, "digest": &req.Digest}, "project_id", "digest")
+	if err != nil {
+		return nil, err
+	}
+	if _, err := httpapi.Authorize(r.Context(), req.ProjectID, auth.Read); err != nil {
+		return nil, err
+	}
+	return a.store.QueryTableStats(r.Context(), req)
+}
+
+func (a *TablesAPI) statsBatch(r *http.Request, body []byte) (any, error) {
+	var req storage.TableQueryStatsBatchReq
+	err := wire.DecodeTop(body, wire.Fields{"project_id": &req.ProjectID, "digests": &req.Digests,
+		"include_storage_size": &req.IncludeStorageSize}, "project_id")
+	if err != nil {
+		return nil, err
+	}
+	if _, err := httpapi.Authorize(r.Context(), req.ProjectID, auth.Read); err != nil {
+		return nil, err
+	}
+	res, err := a.store.QueryTableStatsBatch(r.Context(), req)
+	if err == nil && res.Tables == nil {
+		res.Tables = []storage.TableStatsRow{}
+	}
+	return res, err
+}
