@@ -148,6 +148,11 @@ func (s *Server) Serve(ctx context.Context) error {
 			return err
 		}
 	}
+	if s.cfg.DebugListen != "" {
+		if err := serveDebug(ctx, s.cfg.DebugListen, s.logger); err != nil {
+			return errors.Join(fmt.Errorf("debug_listen: %w", err), s.shutdown())
+		}
+	}
 	errCh := make(chan error, 2)
 	go func() { errCh <- s.httpSrv.Serve(s.listener) }()
 	if s.grpcLn != nil {

@@ -34,6 +34,9 @@ type Config struct {
 	PricingFile string `yaml:"pricing_file"`
 	// ShutdownTimeout bounds the flush on SIGTERM. 30s.
 	ShutdownTimeout time.Duration `yaml:"shutdown_timeout"`
+	// DebugListen serves Go's pprof profiles (/debug/pprof/) on this
+	// address; empty (the default) disables it. Keep it on loopback.
+	DebugListen string `yaml:"debug_listen"`
 	// LogLevel is debug, info, warn or error.
 	LogLevel string `yaml:"log_level"`
 	// Pipeline bounds the ingest queue and shapes write batches.

@@ -26,6 +26,7 @@ func bindings(c *Config) []binding {
 		{"data-dir", "WEFT_DATA_DIR", "data directory (database, keys)", &c.DataDir},
 		{"max-request-bytes", "WEFT_MAX_REQUEST_BYTES", "largest accepted request body", &c.MaxRequestBytes},
 		{"log-level", "WEFT_LOG_LEVEL", "debug, info, warn or error", &c.LogLevel},
+		{"debug-listen", "WEFT_DEBUG_LISTEN", "pprof address (empty disables)", &c.DebugListen},
 	}
 }
 
