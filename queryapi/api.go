@@ -1,7 +1,8 @@
-// Package queryapi serves the Weave read endpoints over the storage
-// contract: calls (read, stream_query, query_stats) and, as the storage
-// contract grows, objects, tables, files, feedback, costs and threads.
-// Every handler authorises the request's project before it builds a query.
+// Package queryapi serves the Weave endpoints that go straight to storage
+// rather than through the ingest pipeline: call reads (read, stream_query,
+// query_stats), threads, and the content-addressed or small writes and
+// reads of objects, tables, refs, files, feedback and costs. Every handler
+// authorises the request's project before it touches storage.
 //
 // It must never import storage backends or receivers.
 package queryapi

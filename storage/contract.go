@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"iter"
-	"time"
 )
 
 // CallOp is one ordered write in a call batch: exactly one field is set.
@@ -105,8 +104,6 @@ type CallReader interface {
 type Capabilities struct {
 	// TTL: the backend expires rows by per-project retention.
 	TTL bool
-	// Clock for tests that need a fixed "now"; nil means time.Now.
-	Now func() time.Time
 }
 
 // Backend is a complete storage backend.
