@@ -57,7 +57,7 @@ func planCalls(d Dialect, q storage.CallsQuery, withOrder bool) (*callsPlan, err
 // from renders the FROM clause of the filtering phase, with the feedback
 // joins the query and sort registered.
 func (p *callsPlan) from() string {
-	return callsTable + " c" + p.fs.feedback.joins("c")
+	return p.b.d.ReadCurrent(callsTable, "c") + p.fs.feedback.joins("c")
 }
 
 // limitClause binds LIMIT and OFFSET; zero or negative means none.
@@ -85,8 +85,8 @@ func (p *callsPlan) withClause(extra ...string) string {
 // calls in src (a relation with columns _t and _r).
 func (p *callsPlan) traceSizesCTE(src string) string {
 	d := p.b.d
-	return "_tss AS (SELECT t.trace_id, " + d.SumInt(storageSize(d, "t")) + " AS total FROM " + callsTable +
-		" t WHERE t.project_id = " + p.project + " AND t.has_start AND t.deleted_at IS NULL AND t.trace_id IN (SELECT _t FROM " +
+	return "_tss AS (SELECT t.trace_id, " + d.SumInt(storageSize(d, "t")) + " AS total FROM " + d.ReadCurrent(callsTable, "t") +
+		" WHERE t.project_id = " + p.project + " AND t.has_start AND t.deleted_at IS NULL AND t.trace_id IN (SELECT _t FROM " +
 		src + " WHERE _r) GROUP BY t.trace_id)"
 }
 
@@ -129,17 +129,28 @@ func CallsSelect(d Dialect, q storage.CallsQuery) (Statement, error) {
 		page = append(page, "c.trace_id AS _t", isRoot("c")+" AS _r")
 	}
 	pageSQL := "_page AS (SELECT " + sqlList(page) + " FROM " + p.from() + " WHERE " + andAll(p.where) +
-		orderBy(p.order, "") + p.limitClause(q.Limit, q.Offset) + ")"
+		pageOrder(p.order, q) + p.limitClause(q.Limit, q.Offset) + ")"
 	ctes := []string{pageSQL}
 	join := ""
 	if q.IncludeTotalStorageSize {
 		ctes = append(ctes, p.traceSizesCTE("_page"))
 		join = " LEFT JOIN _tss ON _tss.trace_id = _page._t"
 	}
-	sql := p.withClause(ctes...) + "SELECT " + sqlList(selectList(d, q)) + " FROM _page JOIN " + callsTable +
-		" c ON " + d.PageKey("c") + " = _page._k" + join + " WHERE c.project_id = " + p.project +
+	sql := p.withClause(ctes...) + "SELECT " + sqlList(selectList(d, q)) + " FROM " +
+		d.PageJoin("_page", callsTable, "c", p.project) + join + " WHERE c.project_id = " + p.project +
 		orderBy(p.order, "_page.")
 	return Statement{SQL: sql, Args: p.b.args}, nil
+}
+
+// pageOrder orders the first phase. A page cut by LIMIT or OFFSET without
+// sort terms is taken in page-key order, so every evaluation of the page
+// (engines may run a CTE once per reference) and every request for the
+// next page select the same rows.
+func pageOrder(keys []orderKey, q storage.CallsQuery) string {
+	if len(keys) == 0 && (q.Limit > 0 || q.Offset > 0) {
+		return " ORDER BY _k"
+	}
+	return orderBy(keys, "")
 }
 
 // orderBy renders ORDER BY over the page's key columns (_s0, _s1, ...).

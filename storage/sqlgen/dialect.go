@@ -29,6 +29,13 @@ type Dialect interface {
 	// PageKey selects a key of the row of alias that the second, heavy
 	// phase of a paged query joins on.
 	PageKey(alias string) string
+	// ReadCurrent renders a FROM item reading table under alias. Engines
+	// that keep several versions of a row read only the current one.
+	ReadCurrent(table, alias string) string
+	// PageJoin renders the FROM clause of the heavy phase: the rows of
+	// table, aliased alias and scoped to the project placeholder, whose
+	// PageKey is a _k of the CTE page, joined with page.
+	PageJoin(page, table, alias, project string) string
 
 	// JSONText renders a JSON column as its text, for scanning.
 	JSONText(col string) string

@@ -1,7 +1,7 @@
 // Package sqlgen renders calls and threads queries (storage.CallsQuery with
 // its CallsFilter, parsed query expression and sort terms) into SQL with
-// bound parameters. Everything engine-specific sits behind Dialect; DuckDB
-// is implemented here, the scale-out engine gets its own Dialect.
+// bound parameters. Everything engine-specific sits behind Dialect, which
+// DuckDB (embedded) and ClickHouse (scale-out) implement here.
 //
 // Every user value (ids, literals, JSON paths, prefixes, limits) becomes a
 // bound parameter; the SQL text holds only identifiers, operators and

@@ -44,6 +44,14 @@ func duckType(t Type) string {
 // directly instead of scanning the table again.
 func (DuckDB) PageKey(alias string) string { return alias + ".rowid" }
 
+// ReadCurrent implements Dialect: DuckDB keeps one row per call.
+func (DuckDB) ReadCurrent(table, alias string) string { return table + " " + alias }
+
+// PageJoin implements Dialect.
+func (d DuckDB) PageJoin(page, table, alias, _ string) string {
+	return page + " JOIN " + table + " " + alias + " ON " + d.PageKey(alias) + " = " + page + "._k"
+}
+
 // JSONText implements Dialect.
 func (DuckDB) JSONText(col string) string { return "CAST(" + col + " AS VARCHAR)" }
 

@@ -60,7 +60,7 @@ func ThreadsSelect(d Dialect, q ThreadsQuery) (Statement, error) {
 		where = append(where, "c.started_at < "+b.bind(q.BeforeDatetime.UTC(), TypeTime))
 	}
 	turns := "_turns AS (SELECT c.thread_id, c.id, c.started_at, c.ended_at, " +
-		d.MillisBetween("c.started_at", "c.ended_at") + " AS dur FROM " + callsTable + " c WHERE " + andAll(where) + ")"
+		d.MillisBetween("c.started_at", "c.ended_at") + " AS dur FROM " + d.ReadCurrent(callsTable, "c") + " WHERE " + andAll(where) + ")"
 	threads := "_threads AS (SELECT thread_id, count(*) AS turn_count, min(started_at) AS start_time, " +
 		"max(ended_at) AS last_updated, " + d.ArgMin("id", "(started_at, id)") + " AS first_turn_id, " +
 		d.ArgMax("id", "(CASE WHEN ended_at IS NOT NULL THEN (ended_at, id) END)") + " AS last_turn_id, " +

@@ -1,0 +1,236 @@
+package clickhouse
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/weftdev/weft/storage"
+)
+
+var t0 = time.Date(2025, 1, 30, 23, 0, 0, 123456789, time.UTC)
+
+func startOp(project, id, parent string, at time.Time) storage.CallOp {
+	return storage.CallOp{Part: &storage.CallPart{Kind: storage.PartStart, Call: storage.Call{
+		ProjectID: project, ID: id, TraceID: "t-" + project, ParentID: parent, OpName: "op", StartedAt: at,
+		Attributes: json.RawMessage(`{"a": 1}`), Inputs: json.RawMessage(`{"x": "` + id + `"}`), InputRefs: []string{"weave:///e/p/object/o:1"}}}}
+}
+
+func endOp(project, id string, at time.Time) storage.CallOp {
+	return storage.CallOp{Part: &storage.CallPart{Kind: storage.PartEnd, Call: storage.Call{
+		ProjectID: project, ID: id, EndedAt: &at, Output: json.RawMessage(`"done"`), Summary: json.RawMessage(`{}`)}}}
+}
+
+func mustWrite(t *testing.T, s *Store, ops ...storage.CallOp) []storage.CallOpResult {
+	t.Helper()
+	res, err := s.WriteCallOps(context.Background(), ops)
+	if err != nil {
+		t.Fatalf("WriteCallOps: %v", err)
+	}
+	return res
+}
+
+func readAll(t *testing.T, s *Store, project string) map[string]storage.Call {
+	t.Helper()
+	out := map[string]storage.Call{}
+	for c, err := range s.QueryCalls(context.Background(), storage.CallsQuery{ProjectID: project}) {
+		if err != nil {
+			t.Fatalf("QueryCalls: %v", err)
+		}
+		if _, dup := out[c.ID]; dup {
+			t.Fatalf("call %s read twice", c.ID)
+		}
+		out[c.ID] = c.Call
+	}
+	return out
+}
+
+// scalar runs a one-value query against the store's database.
+func scalar[T any](t *testing.T, s *Store, sql string) T {
+	t.Helper()
+	var v T
+	if err := s.conn.QueryRow(context.Background(), sql).Scan(&v); err != nil {
+		t.Fatalf("%s: %v", sql, err)
+	}
+	return v
+}
+
+func TestRedeliveredBatchIsANoOp(t *testing.T) {
+	s := openTestStore(t, Options{})
+	batch := []storage.CallOp{
+		startOp("e/p", "root", "", t0), startOp("e/p", "kid", "root", t0.Add(time.Second)),
+		endOp("e/p", "kid", t0.Add(2*time.Second)), endOp("e/p", "root", t0.Add(3*time.Second)),
+		startOp("e/p", "gone", "", t0), endOp("e/p", "orphan-end", t0),
+		{Update: &storage.CallUpdate{ProjectID: "e/p", ID: "root", DisplayName: "Root"}},
+		{Delete: &storage.CallDelete{ProjectID: "e/p", IDs: []string{"gone"}, At: t0.Add(time.Hour)}},
+	}
+	first := mustWrite(t, s, batch...)
+	want := readAll(t, s, "e/p")
+	if len(want) != 2 || want["root"].DisplayName != "Root" || want["kid"].EndedAt == nil {
+		t.Fatalf("after first delivery: %+v", want)
+	}
+	for i := range 2 {
+		again := mustWrite(t, s, batch...)
+		if !reflect.DeepEqual(again, first) {
+			t.Errorf("delivery %d results %+v; want %+v", i+2, again, first)
+		}
+		if got := readAll(t, s, "e/p"); !reflect.DeepEqual(got, want) {
+			t.Fatalf("delivery %d changed the calls:\n got %+v\nwant %+v", i+2, got, want)
+		}
+	}
+	// Nothing new was written: one stored version per call, merged or not.
+	if n := scalar[uint64](t, s, "SELECT count() FROM calls"); n != 4 {
+		t.Errorf("%d stored rows; want 4 (root, kid, gone, orphan-end)", n)
+	}
+}
+
+func TestSameOpsTwiceInOneBatch(t *testing.T) {
+	s := openTestStore(t, Options{})
+	ops := []storage.CallOp{startOp("e/p", "a", "", t0), endOp("e/p", "a", t0.Add(time.Second))}
+	mustWrite(t, s, append(ops, ops...)...)
+	got := readAll(t, s, "e/p")
+	if len(got) != 1 || got["a"].EndedAt == nil || got["a"].OpName != "op" {
+		t.Fatalf("calls = %+v", got)
+	}
+	if n := scalar[uint64](t, s, "SELECT count() FROM calls"); n != 1 {
+		t.Errorf("%d stored rows; want 1", n)
+	}
+}
+
+func TestLateStartCompletesEndOnlyRow(t *testing.T) {
+	s := openTestStore(t, Options{})
+	end := t0.Add(40 * 24 * time.Hour) // next month: the anchor must not move
+	mustWrite(t, s, endOp("e/p", "a", end))
+	if got := readAll(t, s, "e/p"); len(got) != 0 {
+		t.Fatalf("end-only call visible: %+v", got)
+	}
+	mustWrite(t, s, startOp("e/p", "a", "", t0))
+	c, ok := readAll(t, s, "e/p")["a"]
+	if !ok {
+		t.Fatal("call not visible after its start arrived")
+	}
+	wantStart, wantEnd := t0.Truncate(time.Microsecond), end.Truncate(time.Microsecond)
+	if !c.StartedAt.Equal(wantStart) || c.EndedAt == nil || !c.EndedAt.Equal(wantEnd) || string(c.Output) != `"done"` ||
+		string(c.Inputs) != `{"x": "a"}` || c.TraceID != "t-e/p" {
+		t.Fatalf("merged call = %+v", c)
+	}
+	if n := scalar[uint64](t, s, "SELECT uniqExact(_partition_id) FROM calls"); n != 1 {
+		t.Errorf("versions of one call span %d partitions; want 1", n)
+	}
+	for _, table := range []string{"calls", "call_ids"} {
+		if err := s.conn.Exec(context.Background(), "OPTIMIZE TABLE "+table+" FINAL"); err != nil {
+			t.Fatal(err)
+		}
+		if n := scalar[uint64](t, s, "SELECT count() FROM "+table); n != 1 {
+			t.Errorf("%d %s rows after merge; want the versions collapsed to 1", n, table)
+		}
+	}
+	if got := readAll(t, s, "e/p"); !reflect.DeepEqual(got["a"], c) {
+		t.Errorf("merge changed the call: %+v", got["a"])
+	}
+}
+
+func TestDeleteCascadesWithinBatchAndStays(t *testing.T) {
+	s := openTestStore(t, Options{})
+	mustWrite(t, s, startOp("e/p", "root", "", t0), startOp("e/p", "kid", "root", t0))
+	res := mustWrite(t, s, startOp("e/p", "grandkid", "kid", t0), endOp("e/p", "kid", t0.Add(time.Second)),
+		storage.CallOp{Delete: &storage.CallDelete{ProjectID: "e/p", IDs: []string{"root", "nope"}, At: t0}},
+		startOp("e/p", "later", "root", t0))
+	if res[2].NumDeleted != 4 {
+		t.Errorf("num_deleted = %d; want 4 (root, kid, grandkid and the unknown id)", res[2].NumDeleted)
+	}
+	if got := readAll(t, s, "e/p"); len(got) != 1 || got["later"].ID == "" {
+		t.Fatalf("visible after delete: %v", got)
+	}
+	// Re-sent parts and renames of deleted calls do not bring them back.
+	mustWrite(t, s, startOp("e/p", "kid", "root", t0),
+		storage.CallOp{Update: &storage.CallUpdate{ProjectID: "e/p", ID: "root", DisplayName: "x"}},
+		storage.CallOp{Update: &storage.CallUpdate{ProjectID: "e/p", ID: "unknown", DisplayName: "x"}})
+	if got := readAll(t, s, "e/p"); len(got) != 1 {
+		t.Fatalf("deleted calls came back: %v", got)
+	}
+	if n := scalar[uint64](t, s, "SELECT count() FROM calls FINAL WHERE id = 'unknown'"); n != 0 {
+		t.Errorf("an update of an unknown call created %d rows", n)
+	}
+}
+
+func TestRetentionSetsExpiryAndTTLDrops(t *testing.T) {
+	keep := map[string]time.Duration{"e/short": 24 * time.Hour}
+	s := openTestStore(t, Options{Retention: func(p string) time.Duration { return keep[p] }})
+	old := time.Date(2020, 5, 1, 0, 0, 0, 0, time.UTC)
+	mustWrite(t, s, startOp("e/short", "old", "", old), startOp("e/short", "new", "", time.Now()),
+		startOp("e/keep", "old", "", old))
+	expiry := scalar[time.Time](t, s, "SELECT expire_at FROM calls WHERE project_id = 'e/short' AND id = 'old'")
+	if want := old.Add(24 * time.Hour); !expiry.Equal(want) {
+		t.Errorf("expire_at = %v; want %v", expiry, want)
+	}
+	if n := scalar[uint64](t, s, "SELECT count() FROM calls WHERE project_id = 'e/keep' AND expire_at IS NULL"); n != 1 {
+		t.Errorf("a project without retention got an expiry")
+	}
+	if err := s.conn.Exec(context.Background(), "OPTIMIZE TABLE calls FINAL"); err != nil {
+		t.Fatal(err)
+	}
+	if got := readAll(t, s, "e/short"); len(got) != 1 || got["new"].ID == "" {
+		t.Errorf("e/short after TTL: %v; want only the new call", got)
+	}
+	if got := readAll(t, s, "e/keep"); len(got) != 1 {
+		t.Errorf("e/keep after TTL: %v; want its old call kept", got)
+	}
+}
+
+// TestConcurrentSidesOfOneCall writes the start and end of each call from
+// different goroutines at once: neither side may be lost.
+func TestConcurrentSidesOfOneCall(t *testing.T) {
+	s := openTestStore(t, Options{})
+	const n = 12
+	var wg sync.WaitGroup
+	errs := make(chan error, 2*n)
+	for i := range n {
+		id := fmt.Sprintf("c%02d", i)
+		for _, op := range []storage.CallOp{startOp("e/p", id, "", t0), endOp("e/p", id, t0.Add(time.Second))} {
+			wg.Go(func() {
+				_, err := s.WriteCallOps(context.Background(), []storage.CallOp{op})
+				errs <- err
+			})
+		}
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := readAll(t, s, "e/p")
+	for i := range n {
+		if c := got[fmt.Sprintf("c%02d", i)]; c.EndedAt == nil || c.OpName != "op" {
+			t.Errorf("call %d lost a side: %+v", i, c)
+		}
+	}
+}
+
+func TestLargeBatchRedelivery(t *testing.T) {
+	s := openTestStore(t, Options{})
+	var ops []storage.CallOp
+	for i := range 2*lookupChunk + 500 {
+		ops = append(ops, startOp("e/p", fmt.Sprintf("id-%05d", i), "", t0.Add(time.Duration(i)*time.Millisecond)))
+	}
+	mustWrite(t, s, ops...)
+	for i := range ops {
+		ops[i] = endOp("e/p", ops[i].Part.Call.ID, t0.Add(time.Hour))
+	}
+	mustWrite(t, s, ops...)
+	mustWrite(t, s, ops...)
+	if n := scalar[uint64](t, s, "SELECT count() FROM calls"); n != uint64(2*len(ops)) {
+		t.Errorf("%d stored rows; want %d (a start and a merged version each)", n, 2*len(ops))
+	}
+	st, err := s.CountCalls(context.Background(), storage.CallsQuery{ProjectID: "e/p",
+		Where: json.RawMessage(`{"$expr":{"$eq":[{"$getField":"summary.weave.status"},{"$literal":"success"}]}}`)}, 0)
+	if err != nil || st.Count != int64(len(ops)) {
+		t.Errorf("ended calls = %d, %v; want %d", st.Count, err, len(ops))
+	}
+}

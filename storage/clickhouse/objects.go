@@ -1,0 +1,241 @@
+package clickhouse
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/ClickHouse/clickhouse-go/v2"
+	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
+
+	"github.com/weftdev/weft/digest"
+	"github.com/weftdev/weft/storage"
+)
+
+var _ storage.ObjectStore = (*Store)(nil)
+
+// objRow is one version of an object_versions row.
+type objRow struct {
+	project, objectID, digest string
+	version                   uint64
+	kind                      string
+	base, leaf                *string
+	val                       string
+	size                      int64
+	index                     int64
+	latest                    bool
+	created                   time.Time
+	deleted                   *time.Time
+	user                      *string
+}
+
+// objColumns are the columns of an object_versions row, in the order
+// scanObjRow reads and values writes them; %s is the value column.
+const objColumns = `project_id, object_id, digest, version, kind, base_object_class, leaf_object_class, %s,
+	size_bytes, version_index, is_latest, created_at, deleted_at, wb_user_id`
+
+func (r *objRow) values() []any {
+	return []any{r.project, r.objectID, r.digest, r.version, r.kind, r.base, r.leaf, r.val,
+		r.size, r.index, r.latest, r.created, r.deleted, r.user}
+}
+
+func scanObjRow(rows driver.Rows) (objRow, error) {
+	var r objRow
+	err := rows.Scan(&r.project, &r.objectID, &r.digest, &r.version, &r.kind, &r.base, &r.leaf, &r.val,
+		&r.size, &r.index, &r.latest, &r.created, &r.deleted, &r.user)
+	r.created, r.deleted = r.created.UTC(), utcPtr(r.deleted)
+	return r, err
+}
+
+// selectObjRows reads the current versions matching where (a clause over
+// object_versions with named parameters); val is the value column to
+// read, e.g. val_dump, or a constant when the value is not needed.
+func (s *Store) selectObjRows(ctx context.Context, val, where string, args ...any) ([]objRow, error) {
+	q := "SELECT " + fmt.Sprintf(objColumns, val) + " FROM object_versions FINAL " + where
+	var out []objRow
+	err := s.eachRow(ctx, "read objects", q, func(rows driver.Rows) error {
+		r, err := scanObjRow(rows)
+		out = append(out, r)
+		return err
+	}, args...)
+	return out, err
+}
+
+// objectVersions loads every version of an object, deleted ones included,
+// without values.
+func (s *Store) objectVersions(ctx context.Context, projectID, objectID string) ([]objRow, error) {
+	return s.selectObjRows(ctx, "''", "WHERE project_id = {project:String} AND object_id = {object:String}",
+		clickhouse.Named("project", projectID), clickhouse.Named("object", objectID))
+}
+
+// insertObjRows writes rows as one INSERT, so a write that moves latest
+// is seen whole or not at all.
+func (s *Store) insertObjRows(ctx context.Context, rows []objRow) error {
+	return s.insertBatch(ctx, "object_versions", fmt.Sprintf(objColumns, "val_dump"), len(rows),
+		func(i int) []any { return rows[i].values() })
+}
+
+// preparedObj is an object version ready to store.
+type preparedObj struct {
+	digest.ObjectResult
+	dump string // the stored text
+}
+
+// CreateObject implements storage.ObjectStore.
+func (s *Store) CreateObject(ctx context.Context, req storage.ObjCreateReq) (storage.ObjCreateRes, error) {
+	o := req.Obj
+	p, err := prepareObject(o)
+	if err != nil {
+		return storage.ObjCreateRes{}, err
+	}
+	unlock := s.projects.lock([]string{o.ProjectID})
+	defer unlock()
+	if err := s.writeObjectVersion(ctx, o, p); err != nil {
+		return storage.ObjCreateRes{}, err
+	}
+	return storage.ObjCreateRes{Digest: p.Digest, ObjectID: o.ObjectID}, nil
+}
+
+func prepareObject(o storage.ObjSchemaForInsert) (preparedObj, error) {
+	if o.ProjectID == "" {
+		return preparedObj{}, fmt.Errorf("obj.project_id is required: %w", storage.ErrInvalidArgument)
+	}
+	if err := storage.ValidateObjectID(o.ObjectID); err != nil {
+		return preparedObj{}, err
+	}
+	if len(o.Val) == 0 {
+		return preparedObj{}, fmt.Errorf("obj.val is required (any JSON value): %w", storage.ErrInvalidArgument)
+	}
+	builtin := o.BuiltinObjectClass
+	if builtin == nil {
+		builtin = o.SetBaseObjectClass
+	}
+	res, err := digest.Object(o.Val, derefStr(builtin))
+	if err != nil {
+		return preparedObj{}, fmt.Errorf("obj.val: %w: %w", storage.ErrInvalidArgument, err)
+	}
+	if err := storage.CheckExpectedDigest("obj "+o.ObjectID, o.ExpectedDigest, res.Digest); err != nil {
+		return preparedObj{}, err
+	}
+	p := preparedObj{ObjectResult: res, dump: string(res.Text)}
+	if !res.Finite {
+		// Python's text holds Infinity, which no JSON reader accepts back.
+		p.dump = string(res.Val)
+	}
+	return p, nil
+}
+
+// writeObjectVersion applies the reference's create rules: a live digest
+// only becomes latest again; otherwise the version gets the next index
+// (deleted versions count), reviving a deleted row of the same digest.
+// The caller holds the project's lock.
+func (s *Store) writeObjectVersion(ctx context.Context, o storage.ObjSchemaForInsert, p preparedObj) error {
+	versions, err := s.objectVersions(ctx, o.ProjectID, o.ObjectID)
+	if err != nil {
+		return err
+	}
+	existing := slices.IndexFunc(versions, func(v objRow) bool { return v.digest == p.Digest })
+	if existing >= 0 && versions[existing].deleted == nil {
+		if versions[existing].latest {
+			return nil
+		}
+		return s.moveLatest(ctx, versions, p.Digest, nil)
+	}
+	if err := checkTypeCollision(o.ObjectID, versions, p); err != nil {
+		return err
+	}
+	var stored uint64
+	if existing >= 0 {
+		stored = versions[existing].version
+	}
+	row := objRow{project: o.ProjectID, objectID: o.ObjectID, digest: p.Digest, version: s.versions.next(stored),
+		kind: p.Kind, base: p.BaseObjectClass, leaf: p.LeafObjectClass, val: p.dump, size: int64(len(p.dump)),
+		index: int64(len(versions)), latest: true, created: s.writeTime(), user: o.WBUserID}
+	return s.moveLatest(ctx, versions, p.Digest, &row)
+}
+
+// moveLatest makes target the latest version of the object whose versions
+// are given, in one INSERT: fresh (the new or revived row of target, or
+// nil when target is stored and live) and every stored row whose flag
+// changes, read whole and written again with a higher version.
+func (s *Store) moveLatest(ctx context.Context, versions []objRow, target string, fresh *objRow) error {
+	flip := map[string]bool{}
+	for _, v := range versions {
+		if v.deleted == nil && v.latest != (v.digest == target) && (fresh == nil || v.digest != target) {
+			flip[v.digest] = !v.latest
+		}
+	}
+	var out []objRow
+	if fresh != nil {
+		out = append(out, *fresh)
+	}
+	if len(flip) > 0 {
+		rows, err := s.rewriteObjRows(ctx, versions[0].project, versions[0].objectID, flip)
+		if err != nil {
+			return err
+		}
+		out = append(out, rows...)
+	}
+	return s.insertObjRows(ctx, out)
+}
+
+// rewriteObjRows reads the current rows of the digests in latest whole and
+// returns them with is_latest set as given and a higher version.
+func (s *Store) rewriteObjRows(ctx context.Context, projectID, objectID string, latest map[string]bool) ([]objRow, error) {
+	digests := make([]string, 0, len(latest))
+	for d := range latest {
+		digests = append(digests, d)
+	}
+	rows, err := s.selectObjRows(ctx, "val_dump",
+		"WHERE project_id = {project:String} AND object_id = {object:String} AND digest IN {digests:Array(String)}",
+		clickhouse.Named("project", projectID), clickhouse.Named("object", objectID), clickhouse.Named("digests", digests))
+	if err != nil {
+		return nil, err
+	}
+	if len(rows) != len(digests) {
+		return nil, fmt.Errorf("clickhouse rewrite versions of %s: %d of %d rows found", objectID, len(rows), len(digests))
+	}
+	for i := range rows {
+		rows[i].latest = latest[rows[i].digest]
+		rows[i].version = s.versions.next(rows[i].version)
+	}
+	return rows, nil
+}
+
+// checkTypeCollision refuses a new version whose base class differs from
+// the live versions of the same kind: refs carry no type, so one name
+// must keep one type.
+func checkTypeCollision(objectID string, versions []objRow, p preparedObj) error {
+	describe := func(c *string) string {
+		if c == nil {
+			return "a generic (untyped) object"
+		}
+		return "a " + *c
+	}
+	for _, v := range versions {
+		if v.deleted != nil || v.kind != p.Kind || sameClass(v.base, p.BaseObjectClass) {
+			continue
+		}
+		return fmt.Errorf("cannot publish %q as %s: that name is already used by %s in this project; publish this object under a different name: %w",
+			objectID, describe(p.BaseObjectClass), describe(v.base), storage.ErrInvalidArgument)
+	}
+	return nil
+}
+
+func sameClass(a, b *string) bool {
+	return (a == nil) == (b == nil) && derefStr(a) == derefStr(b)
+}
+
+func derefStr(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+// writeTime is the created_at/deleted_at of a write, at the microsecond
+// precision the tables keep, so values read back compare equal.
+func (s *Store) writeTime() time.Time {
+	return s.opts.Now().UTC().Truncate(time.Microsecond)
+}
