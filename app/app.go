@@ -1,7 +1,9 @@
 // Package app wires one Weft process together: configuration, key store,
 // storage backend, ingest pipeline, receivers and the query API behind one
 // HTTP listener (plus OTLP/gRPC), with an orderly shutdown that stops
-// accepting, flushes what was acknowledged and closes storage.
+// accepting, flushes what was acknowledged and closes storage. Which parts
+// run depends on the roles (ingest, process, query); all three on the
+// embedded store is the default.
 //
 // It is the only package that knows every other one; nothing imports it
 // but cmd/weft and end-to-end tests.
@@ -14,21 +16,16 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"os"
 	"time"
 
 	"google.golang.org/grpc"
 
 	"github.com/weftdev/weft/auth"
 	"github.com/weftdev/weft/config"
-	"github.com/weftdev/weft/internal/httpapi"
-	"github.com/weftdev/weft/pipeline"
+	"github.com/weftdev/weft/pipeline/kafkaqueue"
 	"github.com/weftdev/weft/pricing"
 	"github.com/weftdev/weft/queryapi"
 	"github.com/weftdev/weft/receiver/otlpreceiver"
-	"github.com/weftdev/weft/receiver/weavereceiver"
-	"github.com/weftdev/weft/refs"
-	"github.com/weftdev/weft/storage/duckdb"
 )
 
 // Version is the server version reported by /version and /server_info.
@@ -36,50 +33,62 @@ const Version = "0.1.0"
 
 // Server is a running Weft process.
 type Server struct {
-	cfg      config.Config
-	logger   *slog.Logger
-	store    *duckdb.Store
-	queue    *pipeline.Queue
-	keys     auth.KeyStore
-	httpSrv  *http.Server
-	listener net.Listener
-	grpcSrv  *grpc.Server
-	grpcLn   net.Listener
-	prices   *pricing.Table
-	feedback *queryapi.FeedbackAPI
+	cfg       config.Config
+	roles     config.Roles
+	logger    *slog.Logger
+	store     backend
+	ingest    ingest
+	processor *kafkaqueue.Processor
+	keys      auth.KeyStore
+	httpSrv   *http.Server
+	listener  net.Listener
+	grpcSrv   *grpc.Server
+	grpcLn    net.Listener
+	prices    *pricing.Table
+	feedback  *queryapi.FeedbackAPI
+	procDone  chan error
+	stopProc  context.CancelFunc
 }
 
-// New opens the data directory and storage and builds the handlers. It
-// does not listen yet.
+// New opens storage and the ingest path for the configured roles and
+// builds the handlers. It does not listen yet.
 func New(ctx context.Context, cfg config.Config, logger *slog.Logger) (*Server, error) {
-	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
-		return nil, fmt.Errorf("data_dir %s: %w", cfg.DataDir, err)
-	}
-	store, err := duckdb.Open(ctx, cfg.DataDir, logger)
+	roles, err := config.ParseRoles(cfg.Roles)
 	if err != nil {
 		return nil, err
 	}
-	queue, err := pipeline.NewQueue(cfg.Pipeline, store, logger)
+	store, keys, err := openBackend(ctx, cfg, logger)
 	if err != nil {
+		return nil, err
+	}
+	s := &Server{cfg: cfg, roles: roles, logger: logger, store: store, keys: keys}
+	if err := s.build(ctx); err != nil {
 		return nil, errors.Join(err, store.Close())
 	}
-	s := &Server{cfg: cfg, logger: logger, store: store, queue: queue, keys: auth.NewFileStore(cfg.DataDir)}
-	if s.prices, err = loadPrices(cfg.PricingFile); err != nil {
-		return nil, errors.Join(err, queue.Stop(ctx), store.Close())
+	return s, nil
+}
+
+func (s *Server) build(ctx context.Context) error {
+	var err error
+	if s.prices, err = loadPrices(s.cfg.PricingFile); err != nil {
+		return err
 	}
-	if s.feedback, err = queryapi.NewFeedbackAPI(store, cfg.MaxRequestBytes, logger); err != nil {
-		return nil, errors.Join(err, queue.Stop(ctx), store.Close())
+	if s.feedback, err = queryapi.NewFeedbackAPI(s.store, s.cfg.MaxRequestBytes, s.logger); err != nil {
+		return err
+	}
+	if s.ingest, s.processor, err = openIngest(ctx, s.cfg, s.roles, s.store, s.logger); err != nil {
+		return err
 	}
 	verifier := auth.StoreVerifier{Store: s.keys}
-	if s.grpcSrv, err = otlpreceiver.NewGRPCServer(cfg.OTLP, verifier, queue, logger); err != nil {
-		return nil, errors.Join(err, queue.Stop(ctx), store.Close())
+	if s.grpcSrv, err = otlpreceiver.NewGRPCServer(s.cfg.OTLP, verifier, s.ingest, s.logger); err != nil {
+		return errors.Join(err, s.ingest.Stop(ctx))
 	}
 	s.httpSrv = &http.Server{
 		Handler:           s.routes(),
 		ReadHeaderTimeout: 10 * time.Second,
-		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+		ErrorLog:          slog.NewLogLogger(s.logger.Handler(), slog.LevelWarn),
 	}
-	return s, nil
+	return nil
 }
 
 // Handler is the HTTP API (for in-process tests).
@@ -91,35 +100,15 @@ func (s *Server) Close() error { return s.shutdown() }
 // Keys returns the key store (the first-start bootstrap uses it).
 func (s *Server) Keys() auth.KeyStore { return s.keys }
 
-func (s *Server) routes() http.Handler {
-	mux := http.NewServeMux()
-	verifier := auth.StoreVerifier{Store: s.keys}
-	authn := func(h http.Handler) http.Handler { return httpapi.Authenticate(verifier, s.logger, h) }
-	registerService(mux)
-	otlp := otlpreceiver.NewHTTPHandler(s.cfg.OTLP, verifier, s.queue, s.logger)
-	mux.Handle(otlpreceiver.TracesPath, otlp)
-	mux.Handle(otlpreceiver.TracesPathAlias, otlp)
-	weavereceiver.New(s.queue, refs.ExtractRefs, s.cfg.MaxRequestBytes, s.logger).Register(mux, authn)
-	queryapi.New(s.store, queryapi.CallExtras{Feedback: s.store, Prices: s.store, Defaults: s.prices},
-		s.cfg.MaxRequestBytes, s.logger).Register(mux, authn)
-	queryapi.NewObjectsAPI(s.store, s.cfg.MaxRequestBytes, s.logger).Register(mux, authn)
-	queryapi.NewTablesAPI(s.store, s.cfg.MaxRequestBytes, s.logger).Register(mux, authn)
-	queryapi.NewThreadsAPI(s.store, s.cfg.MaxRequestBytes, s.logger).Register(mux, authn)
-	queryapi.NewFilesAPI(s.store, s.cfg.MaxFileBytes, s.cfg.MaxRequestBytes, s.logger).Register(mux, authn)
-	queryapi.NewCostsAPI(s.store, s.cfg.MaxRequestBytes, s.logger).Register(mux, authn)
-	s.feedback.Register(mux, authn)
-	return recoverPanics(s.logger, mux)
-}
-
-// Listen binds the HTTP listener and, when configured, the OTLP/gRPC one;
-// Addr and GRPCAddr are valid afterwards.
+// Listen binds the HTTP listener and, when this process ingests and it is
+// configured, the OTLP/gRPC one; Addr and GRPCAddr are valid afterwards.
 func (s *Server) Listen() error {
 	ln, err := net.Listen("tcp", s.cfg.Listen)
 	if err != nil {
 		return fmt.Errorf("listen %s: %w (set --listen or WEFT_LISTEN to a free address)", s.cfg.Listen, err)
 	}
 	s.listener = ln
-	if s.cfg.OTLPGRPCListen == "" {
+	if s.cfg.OTLPGRPCListen == "" || !s.roles.Ingest {
 		return nil
 	}
 	if s.grpcLn, err = net.Listen("tcp", s.cfg.OTLPGRPCListen); err != nil {
@@ -141,11 +130,12 @@ func (s *Server) GRPCAddr() string {
 func (s *Server) Addr() string { return s.listener.Addr().String() }
 
 // Serve runs until ctx ends, then shuts down: stop accepting, let in-flight
-// requests finish (each waits for its commit), flush the queue, close.
+// requests finish (each waits for its commit), flush the ingest path, stop
+// the processor after its batch in hand, close storage.
 func (s *Server) Serve(ctx context.Context) error {
 	if s.listener == nil {
 		if err := s.Listen(); err != nil {
-			return err
+			return errors.Join(err, s.shutdown())
 		}
 	}
 	if s.cfg.DebugListen != "" {
@@ -158,19 +148,34 @@ func (s *Server) Serve(ctx context.Context) error {
 	if s.grpcLn != nil {
 		go func() { errCh <- s.grpcSrv.Serve(s.grpcLn) }()
 	}
-	s.logger.Info("weft listening", "http", s.Addr(), "data_dir", s.cfg.DataDir)
+	s.startProcessor()
+	s.logger.Info("weft listening", "http", s.Addr(), "roles", s.cfg.Roles)
 	var serveErr error
 	select {
 	case <-ctx.Done():
 	case serveErr = <-errCh:
+	case serveErr = <-s.procDone:
+		serveErr = fmt.Errorf("processor stopped: %w", serveErr)
 	}
 	return errors.Join(serveErr, s.shutdown())
+}
+
+// startProcessor runs the Kafka processor, if this process has one, on a
+// context of its own that shutdown cancels after ingest has drained.
+func (s *Server) startProcessor() {
+	s.procDone = make(chan error, 1)
+	if s.processor == nil {
+		return
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	s.stopProc = cancel
+	go func() { s.procDone <- s.processor.Run(ctx) }()
 }
 
 func (s *Server) shutdown() error {
 	ctx, cancel := context.WithTimeout(context.Background(), s.cfg.ShutdownTimeout)
 	defer cancel()
-	s.logger.Info("shutting down: draining requests and flushing the ingest queue")
+	s.logger.Info("shutting down: draining requests and flushing the ingest path")
 	stopped := make(chan struct{})
 	go func() { s.grpcSrv.GracefulStop(); close(stopped) }()
 	err := s.httpSrv.Shutdown(ctx)
@@ -179,8 +184,21 @@ func (s *Server) shutdown() error {
 	case <-ctx.Done():
 		s.grpcSrv.Stop()
 	}
-	err = errors.Join(err, s.queue.Stop(ctx), s.store.Close())
-	if err != nil {
+	err = errors.Join(err, s.ingest.Stop(ctx))
+	if s.stopProc != nil {
+		// The processor finishes and commits the batch in hand; one cut
+		// off by the deadline stays uncommitted and is redelivered.
+		s.stopProc()
+		select {
+		case perr := <-s.procDone:
+			if perr != nil && !errors.Is(perr, context.Canceled) {
+				err = errors.Join(err, perr)
+			}
+		case <-ctx.Done():
+			err = errors.Join(err, fmt.Errorf("processor did not stop within shutdown_timeout: %w", ctx.Err()))
+		}
+	}
+	if err = errors.Join(err, s.store.Close()); err != nil {
 		return fmt.Errorf("shutdown: %w", err)
 	}
 	s.logger.Info("shutdown complete")
@@ -197,19 +215,4 @@ func loadPrices(path string) (*pricing.Table, error) {
 		return nil, fmt.Errorf("pricing_file: %w", err)
 	}
 	return t, nil
-}
-
-func recoverPanics(logger *slog.Logger, next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		defer func() {
-			if v := recover(); v != nil {
-				if v == http.ErrAbortHandler {
-					panic(v)
-				}
-				logger.Error("handler panic", "path", r.URL.Path, "panic", v)
-				httpapi.WriteJSON(w, http.StatusInternalServerError, map[string]string{"reason": "Internal server error"})
-			}
-		}()
-		next.ServeHTTP(w, r)
-	})
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/weftdev/weft/pipeline"
+	"github.com/weftdev/weft/pipeline/kafkaqueue"
 	"github.com/weftdev/weft/receiver/otlpreceiver"
 )
 
@@ -43,6 +44,21 @@ type Config struct {
 	Pipeline pipeline.Config `yaml:"pipeline"`
 	// OTLP holds the OTLP/HTTP and OTLP/gRPC decoding limits.
 	OTLP otlpreceiver.Config `yaml:"otlp"`
+
+	// Roles lists what this process runs: ingest, process, query
+	// (comma-separated). Default all three, on the embedded store.
+	Roles string `yaml:"roles"`
+	// KafkaBrokers (host:port, comma-separated) puts Kafka between ingest
+	// and process. Empty: the in-process queue.
+	KafkaBrokers string `yaml:"kafka_brokers"`
+	// ClickHouseDSN selects ClickHouse as the store (clickhouse://host:9000/db
+	// or http://host:8123/db); keys live there too. Empty: DuckDB in data_dir.
+	ClickHouseDSN string `yaml:"clickhouse_dsn"`
+	// MigrateOnStart applies ClickHouse migrations at start. Default true.
+	MigrateOnStart bool `yaml:"migrate_on_start"`
+	// Kafka holds topics, batching and consumer settings (brokers come
+	// from kafka_brokers).
+	Kafka kafkaqueue.Config `yaml:"kafka"`
 }
 
 // Default returns the documented defaults.
@@ -57,6 +73,9 @@ func Default() Config {
 		LogLevel:        "info",
 		Pipeline:        pipeline.DefaultConfig(),
 		OTLP:            otlpreceiver.NewDefaultConfig(),
+		Roles:           AllRoles,
+		MigrateOnStart:  true,
+		Kafka:           kafkaqueue.DefaultConfig(),
 	}
 }
 
@@ -94,5 +113,6 @@ func (c Config) Validate() error {
 	if err := c.OTLP.Validate(); err != nil {
 		errs = append(errs, fmt.Errorf("otlp: %w", err))
 	}
+	errs = append(errs, c.validateScaleOut()...)
 	return errors.Join(errs...)
 }

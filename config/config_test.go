@@ -83,3 +83,35 @@ func TestDefaultsValid(t *testing.T) {
 		t.Fatalf("defaults = %+v", cfg)
 	}
 }
+
+func TestScaleOutValidation(t *testing.T) {
+	tests := []struct {
+		name    string
+		env     map[string]string
+		wantSub string
+	}{
+		{"kafka without clickhouse", map[string]string{"WEFT_KAFKA_BROKERS": "k:9092"}, "kafka_brokers needs clickhouse_dsn"},
+		{"subset without clickhouse", map[string]string{"WEFT_ROLES": "query"}, "needs clickhouse_dsn"},
+		{"split ingest without kafka", map[string]string{"WEFT_ROLES": "ingest", "WEFT_CLICKHOUSE_DSN": "http://c:8123/db"}, "need kafka_brokers"},
+		{"unknown role", map[string]string{"WEFT_ROLES": "ingest,bake"}, `"bake" is not one of`},
+		{"ok query role", map[string]string{"WEFT_ROLES": "query", "WEFT_CLICKHOUSE_DSN": "http://c:8123/db"}, ""},
+		{"ok split roles", map[string]string{"WEFT_ROLES": "process", "WEFT_CLICKHOUSE_DSN": "http://c:8123/db", "WEFT_KAFKA_BROKERS": "a:1, b:2"}, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg, err := Load(nil, env(tc.env))
+			if tc.wantSub == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				if tc.env["WEFT_KAFKA_BROKERS"] != "" && len(cfg.Kafka.Brokers) != 2 {
+					t.Fatalf("brokers = %v", cfg.Kafka.Brokers)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tc.wantSub) {
+				t.Fatalf("err = %v, want %q", err, tc.wantSub)
+			}
+		})
+	}
+}

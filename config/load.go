@@ -9,6 +9,7 @@ import (
 	"os"
 	"regexp"
 	"strconv"
+	"strings"
 
 	"gopkg.in/yaml.v3"
 )
@@ -27,6 +28,9 @@ func bindings(c *Config) []binding {
 		{"max-request-bytes", "WEFT_MAX_REQUEST_BYTES", "largest accepted request body", &c.MaxRequestBytes},
 		{"log-level", "WEFT_LOG_LEVEL", "debug, info, warn or error", &c.LogLevel},
 		{"debug-listen", "WEFT_DEBUG_LISTEN", "pprof address (empty disables)", &c.DebugListen},
+		{"roles", "WEFT_ROLES", "comma-separated roles: ingest, process, query", &c.Roles},
+		{"kafka-brokers", "WEFT_KAFKA_BROKERS", "Kafka bootstrap brokers, comma-separated (scale-out)", &c.KafkaBrokers},
+		{"clickhouse-dsn", "WEFT_CLICKHOUSE_DSN", "ClickHouse DSN, clickhouse:// or http:// (scale-out)", &c.ClickHouseDSN},
 	}
 }
 
@@ -65,6 +69,10 @@ func Load(args []string, getenv func(string) string) (Config, error) {
 			}
 		}
 	}
+	if cfg.KafkaBrokers == "" { // kafka.brokers in the file is the same setting
+		cfg.KafkaBrokers = strings.Join(cfg.Kafka.Brokers, ",")
+	}
+	cfg.Kafka.Brokers = cfg.BrokerList()
 	return cfg, cfg.Validate()
 }
 

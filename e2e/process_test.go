@@ -58,6 +58,20 @@ type process struct {
 func startWeft(t *testing.T, dataDir string, extraArgs ...string) *process {
 	t.Helper()
 	args := append([]string{"serve", "--listen", "127.0.0.1:0", "--otlp-grpc-listen", "", "--data-dir", dataDir}, extraArgs...)
+	p := startWeftArgs(t, args)
+	if p.AdminKey == "" {
+		key, err := os.ReadFile(filepath.Join(dataDir, "admin-key"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.AdminKey = strings.TrimSpace(string(key))
+	}
+	return p
+}
+
+// startWeftArgs runs weft with args and waits until it prints its address.
+func startWeftArgs(t *testing.T, args []string) *process {
+	t.Helper()
 	cmd := exec.Command(binary(t), args...)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
@@ -98,13 +112,6 @@ func startWeft(t *testing.T, dataDir string, extraArgs ...string) *process {
 		for range lines {
 		}
 	}()
-	if p.AdminKey == "" {
-		key, err := os.ReadFile(filepath.Join(dataDir, "admin-key"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		p.AdminKey = strings.TrimSpace(string(key))
-	}
 	t.Cleanup(func() { p.kill() })
 	return p
 }

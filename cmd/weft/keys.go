@@ -9,7 +9,9 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/weftdev/weft/app"
 	"github.com/weftdev/weft/auth"
+	"github.com/weftdev/weft/config"
 )
 
 const keysUsage = `usage:
@@ -17,8 +19,10 @@ const keysUsage = `usage:
   weft keys list   --data-dir DIR
   weft keys revoke --data-dir DIR KEY_ID
 
-Works whether or not a server is running on DIR; a running server sees
-changes within a second.
+With --clickhouse-dsn DSN (env WEFT_CLICKHOUSE_DSN) the keys live in
+ClickHouse, shared by every role of a scale-out deployment, instead of DIR.
+Works whether or not a server is running; running servers see changes
+within a second.
 `
 
 func keys(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) error {
@@ -32,10 +36,15 @@ func keys(ctx context.Context, args []string, stdout, stderr io.Writer, getenv f
 	entity := fs.String("entity", "", "entity (team) the key is a member of")
 	role := fs.String("role", "member", "admin, member or viewer")
 	user := fs.String("user", "", "user id the key belongs to (default: a new one)")
+	dsn := fs.String("clickhouse-dsn", getenv("WEFT_CLICKHOUSE_DSN"), "keep keys in this ClickHouse (env WEFT_CLICKHOUSE_DSN)")
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
 	}
-	store := auth.NewFileStore(*dataDir)
+	store, closeStore, err := keyStore(ctx, *dataDir, *dsn, stderr)
+	if err != nil {
+		return err
+	}
+	defer closeStore()
 	switch args[0] {
 	case "create":
 		return keysCreate(ctx, store, *entity, *role, *user, stdout)
@@ -96,4 +105,19 @@ func envOr(getenv func(string) string, key, def string) string {
 		return v
 	}
 	return def
+}
+
+// keyStore opens the key file in dataDir, or the ClickHouse key table when
+// a DSN is given.
+func keyStore(ctx context.Context, dataDir, dsn string, stderr io.Writer) (auth.KeyStore, func(), error) {
+	if dsn == "" {
+		return auth.NewFileStore(dataDir), func() {}, nil
+	}
+	cfg := config.Default()
+	cfg.ClickHouseDSN, cfg.MigrateOnStart = dsn, true
+	store, err := app.OpenClickHouse(ctx, cfg, newLogger(stderr, "warn"))
+	if err != nil {
+		return nil, nil, err
+	}
+	return store, func() { _ = store.Close() }, nil
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -56,7 +57,21 @@ func migrate(ctx context.Context, args []string, stdout, stderr io.Writer, geten
 	if err != nil {
 		return err
 	}
-	store, err := duckdb.Open(ctx, cfg.DataDir, newLogger(stderr, cfg.LogLevel))
+	logger := newLogger(stderr, cfg.LogLevel)
+	if cfg.ClickHouseDSN != "" {
+		cfg.MigrateOnStart = true
+		store, err := app.OpenClickHouse(ctx, cfg, logger)
+		if err != nil {
+			return err
+		}
+		applied, err := store.AppliedMigrations(ctx)
+		if err != nil {
+			return errors.Join(err, store.Close())
+		}
+		fmt.Fprintf(stdout, "ClickHouse schema up to date (%d migrations applied)\n", len(applied))
+		return store.Close()
+	}
+	store, err := duckdb.Open(ctx, cfg.DataDir, logger)
 	if err != nil {
 		return err
 	}

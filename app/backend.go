@@ -1,0 +1,73 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+
+	"github.com/weftdev/weft/auth"
+	"github.com/weftdev/weft/config"
+	"github.com/weftdev/weft/queryapi"
+	"github.com/weftdev/weft/storage"
+	"github.com/weftdev/weft/storage/clickhouse"
+	"github.com/weftdev/weft/storage/duckdb"
+)
+
+// backend is everything the API needs from storage. The embedded DuckDB
+// store and the ClickHouse store both provide all of it; the conformance
+// suites keep them answering alike.
+type backend interface {
+	storage.CallWriter
+	storage.CallReader
+	storage.ObjectStore
+	storage.TableStore
+	storage.FileStore
+	storage.FeedbackStore
+	storage.CostStore
+	queryapi.ThreadReader
+	Close() error
+}
+
+var (
+	_ backend = (*duckdb.Store)(nil)
+	_ backend = (*clickhouse.Store)(nil)
+)
+
+// openBackend opens the configured store and the key store that goes with
+// it: keys live beside the data (a file for DuckDB, a table in ClickHouse)
+// so every role of a deployment sees the same keys.
+func openBackend(ctx context.Context, cfg config.Config, logger *slog.Logger) (backend, auth.KeyStore, error) {
+	if cfg.ClickHouseDSN == "" {
+		if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
+			return nil, nil, fmt.Errorf("data_dir %s: %w", cfg.DataDir, err)
+		}
+		store, err := duckdb.Open(ctx, cfg.DataDir, logger)
+		if err != nil {
+			return nil, nil, err
+		}
+		return store, auth.NewFileStore(cfg.DataDir), nil
+	}
+	store, err := OpenClickHouse(ctx, cfg, logger)
+	if err != nil {
+		return nil, nil, err
+	}
+	return store, store, nil
+}
+
+// OpenClickHouse opens the configured ClickHouse store, applying
+// migrations when migrate_on_start is set. `weft keys` and `weft migrate`
+// use it too.
+func OpenClickHouse(ctx context.Context, cfg config.Config, logger *slog.Logger) (*clickhouse.Store, error) {
+	store, err := clickhouse.Open(ctx, cfg.ClickHouseDSN, clickhouse.Options{}, logger)
+	if err != nil {
+		return nil, fmt.Errorf("clickhouse_dsn: %w", err)
+	}
+	if cfg.MigrateOnStart {
+		if err := store.Migrate(ctx); err != nil {
+			return nil, errors.Join(fmt.Errorf("clickhouse migrations: %w", err), store.Close())
+		}
+	}
+	return store, nil
+}

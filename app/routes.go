@@ -1,0 +1,60 @@
+package app
+
+import (
+	"net/http"
+
+	"github.com/weftdev/weft/auth"
+	"github.com/weftdev/weft/internal/httpapi"
+	"github.com/weftdev/weft/queryapi"
+	"github.com/weftdev/weft/receiver/otlpreceiver"
+	"github.com/weftdev/weft/receiver/weavereceiver"
+	"github.com/weftdev/weft/refs"
+)
+
+// routes registers what this process's roles serve. Call writes and OTLP
+// belong to ingest, call and thread reads to query; objects, tables,
+// files, feedback and costs go straight to storage and are served by
+// either, so a load balancer may send them to any API role.
+func (s *Server) routes() http.Handler {
+	mux := http.NewServeMux()
+	verifier := auth.StoreVerifier{Store: s.keys}
+	authn := func(h http.Handler) http.Handler { return httpapi.Authenticate(verifier, s.logger, h) }
+	registerService(mux)
+	max := s.cfg.MaxRequestBytes
+	if s.roles.Ingest {
+		otlp := otlpreceiver.NewHTTPHandler(s.cfg.OTLP, verifier, s.ingest, s.logger)
+		mux.Handle(otlpreceiver.TracesPath, otlp)
+		mux.Handle(otlpreceiver.TracesPathAlias, otlp)
+		weavereceiver.New(s.ingest, refs.ExtractRefs, max, s.logger).Register(mux, authn)
+	}
+	if s.roles.Query {
+		extras := queryapi.CallExtras{Feedback: s.store, Prices: s.store, Defaults: s.prices}
+		queryapi.New(s.store, extras, max, s.logger).Register(mux, authn)
+		queryapi.NewThreadsAPI(s.store, max, s.logger).Register(mux, authn)
+	}
+	if s.roles.Ingest || s.roles.Query {
+		queryapi.NewObjectsAPI(s.store, max, s.logger).Register(mux, authn)
+		queryapi.NewTablesAPI(s.store, max, s.logger).Register(mux, authn)
+		queryapi.NewFilesAPI(s.store, s.cfg.MaxFileBytes, max, s.logger).Register(mux, authn)
+		queryapi.NewCostsAPI(s.store, max, s.logger).Register(mux, authn)
+		s.feedback.Register(mux, authn)
+	}
+	return recoverPanics(s.logger, mux)
+}
+
+func recoverPanics(logger interface {
+	Error(msg string, args ...any)
+}, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		defer func() {
+			if v := recover(); v != nil {
+				if v == http.ErrAbortHandler {
+					panic(v)
+				}
+				logger.Error("handler panic", "path", r.URL.Path, "panic", v)
+				httpapi.WriteJSON(w, http.StatusInternalServerError, map[string]string{"reason": "Internal server error"})
+			}
+		}()
+		next.ServeHTTP(w, r)
+	})
+}

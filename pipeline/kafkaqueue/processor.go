@@ -1,0 +1,177 @@
+package kafkaqueue
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"sync/atomic"
+
+	"github.com/segmentio/kafka-go"
+
+	"github.com/weftdev/weft/storage"
+)
+
+// Processor is the process role: one member of the consumer group that
+// reads call ops, writes them to storage in batches, and commits offsets
+// only after the write succeeded. Run several (in one or many processes)
+// to share the topic's partitions.
+type Processor struct {
+	cfg     Config
+	writer  storage.CallWriter
+	logger  *slog.Logger
+	limited *limitedLogger
+	dlq     *kafka.Writer
+	started atomic.Bool
+	stats   processorCounters
+}
+
+// ProcessorStats counts what a processor did since it started.
+type ProcessorStats struct {
+	// Batches is the number of batches handled and committed past.
+	Batches int64
+	// Records is the number of records handled (written or dead-lettered).
+	Records int64
+	// DeadLettered is the number of records sent to the dead-letter topic.
+	DeadLettered int64
+	// WriteRetries counts failed attempts (storage writes and dead-letter
+	// writes) that were retried after a pause.
+	WriteRetries int64
+	// CommitErrors counts offset commits that failed; their records are
+	// redelivered and rewritten idempotently.
+	CommitErrors int64
+}
+
+type processorCounters struct {
+	batches, records, deadLettered, writeRetries, commitErrors atomic.Int64
+}
+
+// NewProcessor builds a processor writing to w. It does not contact Kafka
+// until Run.
+func NewProcessor(cfg Config, w storage.CallWriter, logger *slog.Logger) (*Processor, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if w == nil {
+		return nil, errors.New("kafkaqueue: processor needs a storage writer")
+	}
+	p := &Processor{cfg: cfg, writer: w, logger: logger, limited: newLimitedLogger(logger)}
+	p.dlq = &kafka.Writer{
+		Addr:  kafka.TCP(cfg.Brokers...),
+		Topic: cfg.DeadLetterTopic,
+		// Nothing waits on dead letters but the commit of their batch;
+		// a short linger keeps that commit prompt.
+		Balancer:     kafka.Murmur2Balancer{Consistent: true},
+		RequiredAcks: kafka.RequireAll,
+		BatchTimeout: cfg.Producer.Linger,
+		BatchBytes:   int64(cfg.MaxMessageBytes) + deadLetterOverhead,
+		MaxAttempts:  3,
+		ReadTimeout:  cfg.RequestTimeout,
+		WriteTimeout: cfg.RequestTimeout,
+		Transport:    cfg.transport(),
+		ErrorLogger:  p.limited.kafkaErrorLogger("dead-letter producer"),
+	}
+	return p, nil
+}
+
+// Stats returns the counters since start.
+func (p *Processor) Stats() ProcessorStats {
+	c := &p.stats
+	return ProcessorStats{
+		Batches: c.batches.Load(), Records: c.records.Load(), DeadLettered: c.deadLettered.Load(),
+		WriteRetries: c.writeRetries.Load(), CommitErrors: c.commitErrors.Load(),
+	}
+}
+
+// Run joins the consumer group and processes batches until ctx ends. On
+// shutdown it stops fetching, finishes the batch in hand (one write
+// attempt, then commit), leaves the group and returns nil. A batch it
+// could not finish stays uncommitted and is redelivered to the group.
+// Run may be called once.
+func (p *Processor) Run(ctx context.Context) error {
+	if !p.started.CompareAndSwap(false, true) {
+		return errors.New("kafkaqueue: Processor.Run called twice")
+	}
+	r := kafka.NewReader(p.readerConfig())
+	defer p.close(r)
+	p.logger.Info("kafka processor starting", "topic", p.cfg.Topic, "group", p.cfg.Consumer.Group)
+	for attempt := 0; ctx.Err() == nil; {
+		batch, err := p.collect(ctx, r)
+		if len(batch) > 0 && !p.handle(ctx, r, batch) {
+			return nil
+		}
+		if err == nil || ctx.Err() != nil {
+			attempt = 0
+			continue
+		}
+		p.limited.log(slog.LevelWarn, "fetch", "kafka fetch failed; retrying", "topic", p.cfg.Topic, "err", err)
+		if !p.pause(ctx, attempt) {
+			return nil
+		}
+		attempt++
+	}
+	return nil
+}
+
+// collect blocks for one record, then gathers more for up to BatchLinger,
+// stopping at MaxBatchOps records or once MaxBatchBytes is reached.
+func (p *Processor) collect(ctx context.Context, r *kafka.Reader) ([]kafka.Message, error) {
+	first, err := r.FetchMessage(ctx)
+	if err != nil {
+		return nil, err
+	}
+	c := p.cfg.Consumer
+	batch := []kafka.Message{first}
+	size := int64(len(first.Key) + len(first.Value))
+	lctx, cancel := context.WithTimeout(ctx, c.BatchLinger)
+	defer cancel()
+	for len(batch) < c.MaxBatchOps && size < c.MaxBatchBytes {
+		// An error here is the linger ending or shutdown: either way the
+		// batch in hand is written. FetchMessage keeps unread records.
+		m, err := r.FetchMessage(lctx)
+		if err != nil {
+			break
+		}
+		batch = append(batch, m)
+		size += int64(len(m.Key) + len(m.Value))
+	}
+	return batch, nil
+}
+
+func (p *Processor) readerConfig() kafka.ReaderConfig {
+	c := p.cfg.Consumer
+	return kafka.ReaderConfig{
+		Brokers: p.cfg.Brokers,
+		GroupID: c.Group,
+		Topic:   p.cfg.Topic,
+		Dialer:  &kafka.Dialer{Timeout: p.cfg.DialTimeout, ClientID: p.cfg.ClientID, DualStack: true},
+		// A new group starts at the oldest record: whatever ingest
+		// acknowledged before the first processor joined is still owed.
+		StartOffset: kafka.FirstOffset,
+		// Zero means synchronous commits: CommitMessages returns once the
+		// broker has stored the offsets.
+		CommitInterval:        0,
+		MinBytes:              1,
+		MaxBytes:              c.FetchMaxBytes,
+		MaxWait:               c.FetchMaxWait,
+		QueueCapacity:         c.PrefetchRecords,
+		HeartbeatInterval:     c.HeartbeatInterval,
+		SessionTimeout:        c.SessionTimeout,
+		RebalanceTimeout:      c.RebalanceTimeout,
+		JoinGroupBackoff:      c.HeartbeatInterval,
+		WatchPartitionChanges: true,
+		ReadLagInterval:       -1,
+		ErrorLogger:           p.limited.kafkaErrorLogger("consumer"),
+	}
+}
+
+func (p *Processor) close(r *kafka.Reader) {
+	// Closing the reader leaves the group, so the partitions move to the
+	// other members at once instead of after the session timeout.
+	if err := r.Close(); err != nil {
+		p.logger.Warn("closing kafka reader", "err", err)
+	}
+	if err := closeWriter(p.dlq); err != nil {
+		p.logger.Warn("closing dead-letter writer", "err", err)
+	}
+	p.logger.Info("kafka processor left", "topic", p.cfg.Topic, "group", p.cfg.Consumer.Group)
+}

@@ -1,0 +1,160 @@
+package kafkaqueue
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"time"
+
+	"github.com/segmentio/kafka-go"
+
+	"github.com/weftdev/weft/storage"
+)
+
+// item is a decoded record and the message it came from.
+type item struct {
+	msg kafka.Message
+	op  storage.CallOp
+}
+
+// handle writes one batch, sets aside what can never be written, and
+// commits. It reports false when it stopped before committing.
+func (p *Processor) handle(ctx context.Context, r *kafka.Reader, batch []kafka.Message) bool {
+	items, letters := decodeBatch(batch)
+	rejected, ok := p.store(ctx, items)
+	if !ok {
+		return false
+	}
+	letters = append(letters, rejected...)
+	if len(letters) > 0 && !p.deadLetter(ctx, letters) {
+		return false
+	}
+	p.commit(ctx, r, batch)
+	p.stats.batches.Add(1)
+	p.stats.records.Add(int64(len(batch)))
+	return true
+}
+
+func decodeBatch(batch []kafka.Message) ([]item, []letter) {
+	items := make([]item, 0, len(batch))
+	var letters []letter
+	for _, m := range batch {
+		op, err := Decode(m.Value)
+		if err != nil {
+			letters = append(letters, letter{msg: m, reason: err.Error()})
+			continue
+		}
+		items = append(items, item{msg: m, op: op})
+	}
+	return items, letters
+}
+
+// store writes items in order. A transient failure is retried after a
+// pause, without committing, for as long as it lasts; a permanent one
+// (storage.ErrInvalidArgument, storage.ErrTooLarge) splits the items to
+// find the records storage rejects even alone, which are returned for the
+// dead-letter topic. ok is false when ctx ended before the items were
+// written.
+func (p *Processor) store(ctx context.Context, items []item) (rejected []letter, ok bool) {
+	if len(items) == 0 {
+		return nil, true
+	}
+	err := p.attempt(ctx, "write", func(ctx context.Context) error { return p.write(ctx, items) })
+	switch {
+	case err == nil:
+		return nil, true
+	case errors.Is(err, errStopped):
+		return nil, false
+	}
+	if len(items) == 1 {
+		return []letter{{msg: items[0].msg, reason: "storage rejected the op: " + err.Error()}}, true
+	}
+	// Halving keeps the order of the ops and finds k bad records among n
+	// in about k*log2(n) writes instead of n.
+	mid := len(items) / 2
+	left, ok := p.store(ctx, items[:mid])
+	if !ok {
+		return nil, false
+	}
+	right, ok := p.store(ctx, items[mid:])
+	return append(left, right...), ok
+}
+
+func (p *Processor) write(ctx context.Context, items []item) error {
+	ops := make([]storage.CallOp, len(items))
+	for i := range items {
+		ops[i] = items[i].op
+	}
+	merged, _ := storage.MergeOps(ops)
+	if _, err := p.writer.WriteCallOps(ctx, merged); err != nil {
+		return fmt.Errorf("write %d call ops: %w", len(merged), err)
+	}
+	return nil
+}
+
+// errStopped: ctx ended while a failed write waited for its retry.
+var errStopped = errors.New("stopped before the write succeeded")
+
+// attempt runs fn until it succeeds or fails permanently, pausing with
+// backoff between transient failures, and returns fn's last error or
+// errStopped when ctx ended during a pause. The first try runs even after
+// ctx ended, so shutdown finishes the batch in hand; fn gets a context
+// that outlives ctx, bounded by write_timeout.
+func (p *Processor) attempt(ctx context.Context, key string, fn func(context.Context) error) error {
+	for n := 0; ; n++ {
+		wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), p.cfg.Consumer.WriteTimeout)
+		err := fn(wctx)
+		cancel()
+		if err == nil || permanent(err) {
+			return err
+		}
+		p.stats.writeRetries.Add(1)
+		p.limited.log(slog.LevelWarn, key, "processor write failed; pausing without committing",
+			"what", key, "attempt", n+1, "err", err)
+		if !p.pause(ctx, n) {
+			return fmt.Errorf("%w: %w", errStopped, err)
+		}
+	}
+}
+
+// permanent reports errors that retrying the same op cannot fix. Every
+// other error, unknown ones included, is treated as an outage: dropping a
+// healthy batch is worse than waiting.
+func permanent(err error) bool {
+	return errors.Is(err, storage.ErrInvalidArgument) || errors.Is(err, storage.ErrTooLarge)
+}
+
+// pause waits the n-th backoff (doubling from retry_backoff_min up to
+// retry_backoff_max, with jitter so replicas do not retry in step). It
+// reports false when ctx ended first.
+func (p *Processor) pause(ctx context.Context, n int) bool {
+	c := p.cfg.Consumer
+	d := c.RetryBackoffMin << min(n, 30)
+	if d <= 0 || d > c.RetryBackoffMax {
+		d = c.RetryBackoffMax
+	}
+	d = d/2 + rand.N(d/2+1)
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// commit stores the batch's offsets. A failure (Kafka down, or the
+// partitions moved in a rebalance) is logged, not retried: the records
+// are redelivered and rewritten idempotently.
+func (p *Processor) commit(ctx context.Context, r *kafka.Reader, batch []kafka.Message) {
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), p.cfg.RequestTimeout)
+	defer cancel()
+	if err := r.CommitMessages(cctx, batch...); err != nil {
+		p.stats.commitErrors.Add(1)
+		p.limited.log(slog.LevelWarn, "commit", "offset commit failed; the batch will be redelivered and rewritten",
+			"records", len(batch), "err", err)
+	}
+}

@@ -1,0 +1,107 @@
+package kafkaqueue
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/weftdev/weft/pipeline"
+	"github.com/weftdev/weft/storage"
+)
+
+// deadAddr returns a loopback address nothing listens on.
+func deadAddr(t testing.TB) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	return addr
+}
+
+func TestSubmitRefusesWithoutContactingKafka(t *testing.T) {
+	cfg := testConfig([]string{deadAddr(t)}, "refuse")
+	cfg.MaxMessageBytes = 2048
+	huge := startOp("e/p", "big")
+	huge.Part.Call.Inputs = json.RawMessage(`{"blob":"` + strings.Repeat("x", 4096) + `"}`)
+	tests := []struct {
+		name string
+		ops  []storage.CallOp
+		want error
+	}{
+		{"op above max_message_bytes", []storage.CallOp{startOp("e/p", "a"), huge}, storage.ErrTooLarge},
+		{"op without body", []storage.CallOp{{}}, storage.ErrInvalidArgument},
+	}
+	p := newProducer(t, cfg)
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if _, err := p.Submit(context.Background(), tc.ops); !errors.Is(err, tc.want) {
+				t.Fatalf("Submit = %v, want %v", err, tc.want)
+			}
+		})
+	}
+	if res, err := p.Submit(context.Background(), nil); err != nil || res != nil {
+		t.Fatalf("empty Submit = %v, %v; want nothing", res, err)
+	}
+	if err := p.Stop(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Submit(context.Background(), []storage.CallOp{startOp("e/p", "a")}); !errors.Is(err, pipeline.ErrStopped) {
+		t.Fatalf("Submit after Stop = %v, want ErrStopped", err)
+	}
+}
+
+func TestAdmitBoundsInFlightWork(t *testing.T) {
+	tests := []struct {
+		name             string
+		inOps            int
+		inBytes          int64
+		ops              int
+		bytes            int64
+		want             error
+		wantOps, wantMem int64
+	}{
+		{"fits", 5, 100, 5, 100, nil, 10, 200},
+		{"ops full", 8, 0, 3, 10, pipeline.ErrOverloaded, 8, 0},
+		{"bytes full", 0, 1 << 20, 1, 1, pipeline.ErrOverloaded, 0, 1 << 20},
+		{"larger than the bound", 0, 0, 11, 10, storage.ErrTooLarge, 0, 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := testConfig([]string{"127.0.0.1:1"}, "admit")
+			cfg.Producer.MaxInFlightOps, cfg.Producer.MaxInFlightBytes = 10, 1<<20
+			p := newProducer(t, cfg)
+			p.inOps, p.inBytes = tc.inOps, tc.inBytes
+			err := p.admit(tc.ops, tc.bytes)
+			if !errors.Is(err, tc.want) || int64(p.inOps) != tc.wantOps || p.inBytes != tc.wantMem {
+				t.Fatalf("admit = %v with %d ops / %d bytes in flight; want %v, %d / %d", err, p.inOps, p.inBytes, tc.want, tc.wantOps, tc.wantMem)
+			}
+			if err == nil {
+				p.release(tc.ops, tc.bytes)
+			}
+		})
+	}
+}
+
+func TestSubmitToDeadBrokerIsUnavailable(t *testing.T) {
+	cfg := testConfig([]string{deadAddr(t)}, "dead")
+	p := newProducer(t, cfg)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	_, err := p.Submit(ctx, []storage.CallOp{startOp("e/p", "a")})
+	if !errors.Is(err, storage.ErrUnavailable) {
+		t.Fatalf("Submit = %v, want ErrUnavailable", err)
+	}
+	if ctx.Err() != nil {
+		t.Fatal("Submit used up the caller's whole deadline instead of answering at once")
+	}
+	if s := p.Stats(); s.FailedOps != 1 || s.AckedOps != 0 {
+		t.Fatalf("stats %+v; want one failed op", s)
+	}
+}
