@@ -25,7 +25,58 @@ func benchCalls(ctx context.Context, t *target, o options) error {
 	fmt.Printf("  throughput  %.0f calls/s\n", float64(o.calls)/elapsed.Seconds())
 	fmt.Printf("  latency     p50 %v  p99 %v  (per request)\n", pct(lat, 50), pct(lat, 99))
 	fmt.Printf("  peak RSS    %s\n", t.peakRSS())
+	if o.visibleURL == "" {
+		return nil
+	}
+	return waitVisible(ctx, t, o, elapsed)
+}
+
+// waitVisible polls the query role until every call is readable, then
+// prints the end-to-end figures: the time from the first write until the
+// last call is served, and the lag after the last acknowledgement.
+func waitVisible(ctx context.Context, t *target, o options, loadTime time.Duration) error {
+	q := &target{url: strings.TrimRight(o.visibleURL, "/"), key: t.key}
+	body, _ := json.Marshal(map[string]any{"project_id": o.project})
+	client := &http.Client{Timeout: time.Minute}
+	ackedAt := time.Now()
+	for {
+		var stats struct {
+			Count int `json:"count"`
+		}
+		if err := postJSON(ctx, client, q, "/calls/query_stats", body, &stats); err != nil {
+			return err
+		}
+		if stats.Count >= o.calls {
+			break
+		}
+		if time.Since(ackedAt) > 10*time.Minute {
+			return fmt.Errorf("only %d of %d calls visible after 10 minutes", stats.Count, o.calls)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	lag := time.Since(ackedAt)
+	total := loadTime + lag
+	fmt.Printf("end to end (ingest -> query role): all %d calls visible %v after the last ack\n", o.calls, lag.Round(time.Millisecond))
+	fmt.Printf("  end-to-end throughput %.0f calls/s\n", float64(o.calls)/total.Seconds())
 	return nil
+}
+
+func postJSON(ctx context.Context, c *http.Client, t *target, path string, body []byte, v any) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, t.url+path, bytes.NewReader(body))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Authorization", "Bearer "+t.key)
+	resp, err := c.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		out, _ := io.ReadAll(resp.Body)
+		return fmt.Errorf("POST %s: %d %s", path, resp.StatusCode, out)
+	}
+	return json.NewDecoder(resp.Body).Decode(v)
 }
 
 // load sends the calls and returns the wall time and request latencies.

@@ -30,6 +30,7 @@ func main() {
 
 type options struct {
 	weftBin, url, key, dataDir, project string
+	visibleURL                          string
 	calls, batch, workers, payload      int
 	queries                             int
 }
@@ -47,6 +48,7 @@ func parse(name string, args []string) (options, error) {
 	fs.IntVar(&o.workers, "workers", 8, "concurrent clients")
 	fs.IntVar(&o.payload, "payload", 500, "approximate bytes of inputs+output per call")
 	fs.IntVar(&o.queries, "queries", 50, "repetitions of each query")
+	fs.StringVar(&o.visibleURL, "visible-url", "", "calls: after loading, wait until this (query role) URL serves every call and report the end-to-end lag")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
