@@ -5,9 +5,12 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"net/http"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -21,6 +24,12 @@ import (
 // devstack runs weft-devstack and returns its Kafka and ClickHouse
 // addresses.
 func devstack(t *testing.T) (kafka, clickhouse string) {
+	kafka, clickhouse, _ = devstackStoppable(t)
+	return kafka, clickhouse
+}
+
+// devstackStoppable is devstack with a function that stops the stack.
+func devstackStoppable(t *testing.T) (kafka, clickhouse string, stop func()) {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), "weft-devstack")
 	if out, err := exec.Command("go", "build", "-o", bin, "../cmd/weft-devstack").CombinedOutput(); err != nil {
@@ -36,7 +45,9 @@ func devstack(t *testing.T) (kafka, clickhouse string) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = cmd.Process.Signal(syscall.SIGTERM); _ = cmd.Wait() })
+	var once sync.Once
+	stop = func() { once.Do(func() { _ = cmd.Process.Signal(syscall.SIGTERM); _ = cmd.Wait() }) }
+	t.Cleanup(stop)
 	sc := bufio.NewScanner(out)
 	for (kafka == "" || clickhouse == "") && sc.Scan() {
 		if v, ok := strings.CutPrefix(sc.Text(), "KAFKA="); ok {
@@ -53,22 +64,26 @@ func devstack(t *testing.T) (kafka, clickhouse string) {
 		for sc.Scan() {
 		}
 	}()
-	return kafka, clickhouse
+	return kafka, clickhouse, stop
 }
 
 // startRole runs `weft serve` with the given roles against the stack.
 func startRole(t *testing.T, roles, kafka, dsn string) *process {
 	t.Helper()
-	p := startWeftArgs(t, []string{"serve", "--listen", "127.0.0.1:0", "--otlp-grpc-listen", "",
+	cfg := filepath.Join(t.TempDir(), "weft.yaml")
+	// A short ack timeout so a test of Kafka going away does not wait 10s.
+	if err := os.WriteFile(cfg, []byte("kafka:\n  producer:\n    ack_timeout: 2s\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return startWeftArgs(t, []string{"serve", "--config", cfg, "--listen", "127.0.0.1:0", "--otlp-grpc-listen", "",
 		"--data-dir", t.TempDir(), "--roles", roles, "--kafka-brokers", kafka, "--clickhouse-dsn", dsn})
-	return p
 }
 
 // TestScaleOutRoles runs ingest, process and query as three processes on
 // Kafka and ClickHouse: calls and OTLP spans written at the ingest role are
 // served, each exactly once, by the query role.
 func TestScaleOutRoles(t *testing.T) {
-	kafka, ch := devstack(t)
+	kafka, ch, stopStack := devstackStoppable(t)
 	dsn := ch + "/weft"
 	out, err := exec.Command(binary(t), "keys", "create", "--clickhouse-dsn", dsn, "--entity", "acme").CombinedOutput()
 	if err != nil {
@@ -113,6 +128,7 @@ func TestScaleOutRoles(t *testing.T) {
 			t.Fatalf("call %s missing or without its end", id)
 		}
 	}
+	checkKafkaOutage(t, ingest, key, stopStack)
 	for _, p := range []*process{ingest, query} {
 		if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 			t.Fatal(err)
@@ -120,6 +136,27 @@ func TestScaleOutRoles(t *testing.T) {
 		if err := <-p.done; err != nil {
 			t.Fatalf("role exit after SIGTERM: %v\n%s", err, p.stderr)
 		}
+	}
+}
+
+// checkKafkaOutage stops the stack under a running ingest role and expects
+// calls to be refused with 503 and Retry-After, never acknowledged.
+func checkKafkaOutage(t *testing.T, ingest *process, key string, stopStack func()) {
+	t.Helper()
+	stopStack()
+	_, body := upsertBody("acme/scale", "outage", 5)
+	req, err := http.NewRequest(http.MethodPost, ingest.URL+"/call/upsert_batch", bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+key)
+	resp, err := (&http.Client{Timeout: 30 * time.Second}).Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") == "" {
+		t.Fatalf("write with Kafka down = %d (Retry-After %q), want 503 with Retry-After", resp.StatusCode, resp.Header.Get("Retry-After"))
 	}
 }
 
@@ -140,5 +177,58 @@ func sendSpans(t *testing.T, base, key string, n int) {
 	defer cancel()
 	if err := tp.Shutdown(ctx); err != nil {
 		t.Fatalf("export spans: %v", err)
+	}
+}
+
+// TestScaleOutProcessorKilledAndRebalanced runs two processors in one
+// group, SIGKILLs one while calls flow, and checks that every acknowledged
+// call is served exactly once after the survivor takes over.
+func TestScaleOutProcessorKilledAndRebalanced(t *testing.T) {
+	kafka, ch := devstack(t)
+	dsn := ch + "/weft"
+	out, err := exec.Command(binary(t), "keys", "create", "--clickhouse-dsn", dsn, "--entity", "acme").CombinedOutput()
+	if err != nil {
+		t.Fatalf("keys create: %v\n%s", err, out)
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	key := lines[len(lines)-1]
+	ingest := startRole(t, "ingest", kafka, dsn)
+	doomed := startRole(t, "process", kafka, dsn)
+	startRole(t, "process", kafka, dsn)
+	query := startRole(t, "query", kafka, dsn)
+
+	in := newClient(t, ingest.URL, key)
+	var want []string
+	for b := range 10 {
+		ids, body := upsertBody("acme/kill", fmt.Sprintf("k%d", b), 40)
+		in.mustPost("/call/upsert_batch", body, nil)
+		want = append(want, ids...)
+		if b == 4 {
+			if err := doomed.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	q := newClient(t, query.URL, key)
+	deadline := time.Now().Add(90 * time.Second)
+	var got map[string]callRow
+	for {
+		got = readAllCalls(t, q, "acme/kill")
+		if len(got) >= len(want) || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+	for _, id := range want {
+		if c, ok := got[id]; !ok || c.EndedAt == nil {
+			t.Fatalf("call %s missing or without its end (%d of %d visible)", id, len(got), len(want))
+		}
+	}
+	var stats struct {
+		Count int `json:"count"`
+	}
+	q.mustPost("/calls/query_stats", map[string]any{"project_id": "acme/kill"}, &stats)
+	if stats.Count != len(want) || len(got) != len(want) {
+		t.Fatalf("stored %d calls (%d distinct), want exactly %d", stats.Count, len(got), len(want))
 	}
 }
