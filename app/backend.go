@@ -60,7 +60,7 @@ func openBackend(ctx context.Context, cfg config.Config, logger *slog.Logger) (b
 // migrations when migrate_on_start is set. `weft keys` and `weft migrate`
 // use it too.
 func OpenClickHouse(ctx context.Context, cfg config.Config, logger *slog.Logger) (*clickhouse.Store, error) {
-	store, err := clickhouse.Open(ctx, cfg.ClickHouseDSN, clickhouse.Options{}, logger)
+	store, err := clickhouse.Open(ctx, cfg.ClickHouseDSN, clickhouse.Options{Retention: cfg.Retention.For}, logger)
 	if err != nil {
 		return nil, fmt.Errorf("clickhouse_dsn: %w", err)
 	}

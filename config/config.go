@@ -54,6 +54,8 @@ type Config struct {
 	// ClickHouseDSN selects ClickHouse as the store (clickhouse://host:9000/db
 	// or http://host:8123/db); keys live there too. Empty: DuckDB in data_dir.
 	ClickHouseDSN string `yaml:"clickhouse_dsn"`
+	// Retention keeps calls per project for a while (ClickHouse TTL).
+	Retention Retention `yaml:"retention"`
 	// MigrateOnStart applies ClickHouse migrations at start. Default true.
 	MigrateOnStart bool `yaml:"migrate_on_start"`
 	// Kafka holds topics, batching and consumer settings (brokers come
@@ -114,5 +116,6 @@ func (c Config) Validate() error {
 		errs = append(errs, fmt.Errorf("otlp: %w", err))
 	}
 	errs = append(errs, c.validateScaleOut()...)
+	errs = append(errs, c.Retention.validate()...)
 	return errors.Join(errs...)
 }

@@ -115,3 +115,20 @@ func TestScaleOutValidation(t *testing.T) {
 		})
 	}
 }
+
+func TestRetention(t *testing.T) {
+	file := writeFile(t, "retention:\n  default: 720h\n  projects:\n    acme/debug: 24h\n    acme/keep: 0s\n")
+	cfg, err := Load([]string{"--config", file}, env(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for project, want := range map[string]time.Duration{"acme/debug": 24 * time.Hour, "acme/keep": 0, "other/p": 720 * time.Hour} {
+		if got := cfg.Retention.For(project); got != want {
+			t.Errorf("retention of %s = %v, want %v", project, got, want)
+		}
+	}
+	bad := writeFile(t, "retention:\n  projects:\n    nope: 1h\n")
+	if _, err := Load([]string{"--config", bad}, env(nil)); err == nil || !strings.Contains(err.Error(), "not entity/project") {
+		t.Fatalf("bad project key: %v", err)
+	}
+}
