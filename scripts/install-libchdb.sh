@@ -24,6 +24,12 @@ case "$(uname -s)-$(uname -m)" in
 Linux-x86_64) ;;
 *) die "only linux x86_64 is supported (the npm package is $PKG)" ;;
 esac
+if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
+	if command -v apt-get >/dev/null 2>&1 && [[ "$(id -u)" == 0 ]]; then
+		log "node/npm missing: installing Debian's nodejs and npm"
+		apt-get update -qq >&2 && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm >&2
+	fi
+fi
 for tool in node npm tar; do
 	command -v "$tool" >/dev/null 2>&1 || die "$tool is required but not found on PATH"
 done
