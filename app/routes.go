@@ -28,7 +28,7 @@ func (s *Server) routes() http.Handler {
 		weavereceiver.New(s.ingest, refs.ExtractRefs, max, s.logger).Register(mux, authn)
 	}
 	if s.roles.Query {
-		extras := queryapi.CallExtras{Feedback: s.store, Prices: s.store, Defaults: s.prices}
+		extras := queryapi.CallExtras{Feedback: s.store, Prices: s.store, Defaults: s.prices, Refs: s.store}
 		queryapi.New(s.store, extras, max, s.logger).Register(mux, authn)
 		queryapi.NewThreadsAPI(s.store, max, s.logger).Register(mux, authn)
 	}

@@ -33,7 +33,9 @@ type callsQueryReq struct {
 	query            json.RawMessage
 }
 
-func decodeCallsQuery(body []byte) (storage.CallsQuery, error) {
+// decodeCallsQuery reads a CallsQueryReq; expand reports whether expanded
+// ref values are returned (return_expanded_column_values, default true).
+func decodeCallsQuery(body []byte) (storage.CallsQuery, bool, error) {
 	var r callsQueryReq
 	var sortBy []storage.SortBy
 	err := wire.DecodeTop(body, wire.Fields{
@@ -46,7 +48,7 @@ func decodeCallsQuery(body []byte) (storage.CallsQuery, error) {
 		"include_usernames": &r.includeUsernames, "latest_only": &r.latestOnly,
 	}, "project_id")
 	if err != nil {
-		return storage.CallsQuery{}, err
+		return storage.CallsQuery{}, false, err
 	}
 	r.q.SortBy = sortBy
 	r.q.Where = r.query
@@ -56,43 +58,48 @@ func decodeCallsQuery(body []byte) (storage.CallsQuery, error) {
 	if r.offset != nil && *r.offset > 0 {
 		r.q.Offset = *r.offset
 	}
-	return r.q, nil
+	return r.q, r.returnExpanded == nil || *r.returnExpanded, nil
 }
 
 func (a *API) callsStreamQuery(w http.ResponseWriter, r *http.Request) {
-	q, err := a.authorizedCallsQuery(r)
+	q, expand, err := a.authorizedCallsQuery(r)
 	if err != nil {
 		httpapi.WriteError(w, r, a.logger, err)
 		return
 	}
-	a.streamCalls(w, r, q)
+	a.streamCalls(w, r, q, expand)
 }
 
-func (a *API) authorizedCallsQuery(r *http.Request) (storage.CallsQuery, error) {
+func (a *API) authorizedCallsQuery(r *http.Request) (storage.CallsQuery, bool, error) {
 	body, err := httpapi.ReadBody(r, a.maxBytes)
 	if err != nil {
-		return storage.CallsQuery{}, err
+		return storage.CallsQuery{}, false, err
 	}
-	q, err := decodeCallsQuery(body)
+	q, expand, err := decodeCallsQuery(body)
 	if err != nil {
-		return q, err
+		return q, false, err
 	}
 	_, err = httpapi.Authorize(r.Context(), q.ProjectID, auth.Read)
-	return q, err
+	return q, expand, err
 }
 
-// eachCall reads the calls of q, adds the requested extras batch by batch,
-// and passes each rendered call to emit, in order.
-func (a *API) eachCall(ctx context.Context, q storage.CallsQuery, emit func(wire.CallSchema) error) error {
+// eachCall reads the calls of q, adds the requested extras and ref
+// expansions batch by batch, and passes each rendered call to emit, in
+// order.
+func (a *API) eachCall(ctx context.Context, q storage.CallsQuery, expand bool, emit func(wire.CallSchema) error) error {
 	en := newEnricher(a.extras, q)
+	var ex *expander
+	if expand {
+		ex = newExpander(a.extras.Refs, callerCanRead(ctx), q.ExpandColumns)
+	}
 	var pending []storage.StoredCall
 	flush := func() error {
-		xs, err := en.extras(ctx, pending)
+		out, err := a.render(ctx, en, ex, pending)
 		if err != nil {
 			return err
 		}
-		for i, c := range pending {
-			if err := emit(wire.NewCallSchema(c, xs[i])); err != nil {
+		for _, c := range out {
+			if err := emit(c); err != nil {
 				return err
 			}
 		}
@@ -103,7 +110,7 @@ func (a *API) eachCall(ctx context.Context, q storage.CallsQuery, emit func(wire
 		if err != nil {
 			return err
 		}
-		if !en.active() {
+		if !en.active() && ex == nil {
 			if err := emit(wire.NewCallSchema(c, wire.Extras{})); err != nil {
 				return err
 			}
@@ -118,13 +125,39 @@ func (a *API) eachCall(ctx context.Context, q storage.CallsQuery, emit func(wire
 	return flush()
 }
 
+// render turns a batch of stored calls into wire calls with extras and
+// expansions.
+func (a *API) render(ctx context.Context, en *enricher, ex *expander, calls []storage.StoredCall) ([]wire.CallSchema, error) {
+	xs, err := en.extras(ctx, calls)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]wire.CallSchema, len(calls))
+	for i, c := range calls {
+		out[i] = wire.NewCallSchema(c, xs[i])
+	}
+	if ex != nil {
+		if err := ex.expand(ctx, out); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// callerCanRead answers, for ref expansion, whether the request's caller
+// may read a project.
+func callerCanRead(ctx context.Context) func(string) bool {
+	p, ok := httpapi.PrincipalFrom(ctx)
+	return func(projectID string) bool { return ok && p.Authorize(projectID, auth.Read) == nil }
+}
+
 // errClientGone stops a stream whose client stopped reading.
 var errClientGone = errors.New("client went away")
 
 // streamCalls writes one JSON line per call as rows are produced. An error
 // before the first row is answered normally; after it, the connection is
 // aborted so the client sees a broken stream, never a silently short one.
-func (a *API) streamCalls(w http.ResponseWriter, r *http.Request, q storage.CallsQuery) {
+func (a *API) streamCalls(w http.ResponseWriter, r *http.Request, q storage.CallsQuery, expand bool) {
 	bw := bufio.NewWriterSize(w, 64<<10)
 	enc := json.NewEncoder(bw)
 	flusher, _ := w.(http.Flusher)
@@ -135,7 +168,7 @@ func (a *API) streamCalls(w http.ResponseWriter, r *http.Request, q storage.Call
 		w.WriteHeader(http.StatusOK)
 		started = true
 	}
-	err := a.eachCall(r.Context(), q, func(c wire.CallSchema) error {
+	err := a.eachCall(r.Context(), q, expand, func(c wire.CallSchema) error {
 		if !started {
 			start()
 		}
@@ -167,7 +200,7 @@ func (a *API) streamCalls(w http.ResponseWriter, r *http.Request, q storage.Call
 
 // callsQuery is the legacy non-streaming form: {"calls": [...]}.
 func (a *API) callsQuery(r *http.Request, body []byte) (any, error) {
-	q, err := decodeCallsQuery(body)
+	q, expand, err := decodeCallsQuery(body)
 	if err != nil {
 		return nil, err
 	}
@@ -175,7 +208,7 @@ func (a *API) callsQuery(r *http.Request, body []byte) (any, error) {
 		return nil, err
 	}
 	calls := []wire.CallSchema{}
-	err = a.eachCall(r.Context(), q, func(c wire.CallSchema) error {
+	err = a.eachCall(r.Context(), q, expand, func(c wire.CallSchema) error {
 		calls = append(calls, c)
 		return nil
 	})
@@ -200,7 +233,7 @@ func (a *API) callRead(r *http.Request, body []byte) (any, error) {
 	q.Filter.CallIDs = []string{id}
 	q.Limit = 1
 	var found *wire.CallSchema
-	err = a.eachCall(r.Context(), q, func(c wire.CallSchema) error {
+	err = a.eachCall(r.Context(), q, false, func(c wire.CallSchema) error {
 		found = &c
 		return nil
 	})

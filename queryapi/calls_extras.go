@@ -21,6 +21,8 @@ type CallExtras struct {
 	}
 	// Defaults is the shipped (or configured) price table.
 	Defaults *pricing.Table
+	// Refs resolves expand_columns.
+	Refs RefReader
 }
 
 // extrasBatch is how many calls share one feedback and one price lookup.
