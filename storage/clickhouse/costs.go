@@ -2,24 +2,16 @@ package clickhouse
 
 import (
 	"context"
-	"fmt"
-	"slices"
 
 	"github.com/ClickHouse/clickhouse-go/v2"
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 
 	"github.com/weftdev/weft/pricing"
 	"github.com/weftdev/weft/storage"
-	"github.com/weftdev/weft/storage/querylang"
-	"github.com/weftdev/weft/storage/tablesql"
+	"github.com/weftdev/weft/storage/storekit"
 )
 
 var _ storage.CostStore = (*Store)(nil)
-
-// priceColumns is the column order of inserts and of ProjectPrices reads.
-const priceColumns = `id, pricing_level, pricing_level_id, provider_id, llm_id, effective_date,
-	prompt_token_cost, completion_token_cost, cache_read_input_token_cost, cache_creation_input_token_cost,
-	prompt_token_cost_unit, completion_token_cost_unit, created_by, created_at`
 
 // projectPrices is the condition every price statement starts with: the
 // project's own rows.
@@ -31,47 +23,22 @@ func projectPriceArgs(projectID string) []any {
 
 // CreatePrices implements storage.CostStore.
 func (s *Store) CreatePrices(ctx context.Context, prices []pricing.Price) error {
-	for _, p := range prices {
-		if p.Level != pricing.LevelProject || p.LevelID == "" || p.ID == "" || p.LLMID == "" {
-			return fmt.Errorf("price %q for %q must be a project-level row with an id: %w", p.ID, p.LLMID, storage.ErrInvalidArgument)
-		}
+	if err := storekit.CheckPrices(prices); err != nil {
+		return err
 	}
-	return s.insertBatch(ctx, "llm_token_prices", priceColumns, len(prices), func(i int) []any {
-		p := prices[i]
-		return []any{p.ID, p.Level, p.LevelID, p.ProviderID, p.LLMID, p.EffectiveDate.UTC(),
-			p.PromptTokenCost, p.CompletionTokenCost, p.CacheReadInputTokenCost, p.CacheCreationInputTokenCost,
-			p.PromptTokenCostUnit, p.CompletionTokenCostUnit, p.CreatedBy, p.CreatedAt.UTC()}
-	})
+	return s.insertBatch(ctx, "llm_token_prices", storekit.PriceColumns, len(prices),
+		func(i int) []any { return storekit.PriceValues(prices[i]) })
 }
 
 // QueryPrices implements storage.CostStore.
 func (s *Store) QueryPrices(ctx context.Context, q storage.CostQuery) (storage.CostQueryRes, error) {
-	fields := q.Fields
-	if fields == nil {
-		fields = storage.CostColumns
-	}
-	for _, f := range fields {
-		if !slices.Contains(storage.CostColumns, f) {
-			return storage.CostQueryRes{}, fmt.Errorf("Unknown field: %s; fields must be among %v: %w", f, storage.CostColumns, storage.ErrInvalidArgument)
-		}
-	}
-	where, err := querylang.Parse(q.Where)
-	if err != nil {
-		return storage.CostQueryRes{}, err
-	}
-	scope := []tablesql.Scope{{Column: "pricing_level", Value: pricing.LevelProject}, {Column: "pricing_level_id", Value: q.ProjectID}}
-	tq := tablesql.Query{Scope: scope, Fields: fields, Where: where, SortBy: q.SortBy, Limit: q.Limit, Offset: q.Offset}
-	rows, err := s.tableSQLRows(ctx, tablesql.PricesTable(), tq)
-	if err != nil {
-		return storage.CostQueryRes{}, fmt.Errorf("cost query: %w", err)
-	}
-	return storage.CostQueryRes{Results: rows}, nil
+	return storekit.QueryPrices(ctx, tableSQL{s}, q)
 }
 
 // PurgePrices implements storage.CostStore. Only ids found stored go to
 // the lightweight DELETE, so purging unknown ids costs no mutation.
 func (s *Store) PurgePrices(ctx context.Context, projectID string, ids []string) error {
-	for _, chunk := range chunks(distinctSorted(ids)) {
+	for _, chunk := range chunks(storekit.DistinctSorted(ids)) {
 		args := append(projectPriceArgs(projectID), clickhouse.Named("ids", chunk))
 		found, err := s.stringColumn(ctx, "read price ids", "SELECT DISTINCT id FROM llm_token_prices WHERE "+projectPrices+
 			" AND id IN {ids:Array(String)}", args...)
@@ -92,13 +59,11 @@ func (s *Store) PurgePrices(ctx context.Context, projectID string, ids []string)
 // ProjectPrices implements storage.CostStore.
 func (s *Store) ProjectPrices(ctx context.Context, projectID string, llmIDs []string) ([]pricing.Price, error) {
 	var out []pricing.Price
-	for _, chunk := range chunks(distinctSorted(llmIDs)) {
-		err := s.eachRow(ctx, "project prices", "SELECT "+priceColumns+" FROM llm_token_prices WHERE "+projectPrices+
+	for _, chunk := range chunks(storekit.DistinctSorted(llmIDs)) {
+		err := s.eachRow(ctx, "project prices", "SELECT "+storekit.PriceColumns+" FROM llm_token_prices WHERE "+projectPrices+
 			" AND llm_id IN {llms:Array(String)}", func(rows driver.Rows) error {
 			var p pricing.Price
-			err := rows.Scan(&p.ID, &p.Level, &p.LevelID, &p.ProviderID, &p.LLMID, &p.EffectiveDate,
-				&p.PromptTokenCost, &p.CompletionTokenCost, &p.CacheReadInputTokenCost, &p.CacheCreationInputTokenCost,
-				&p.PromptTokenCostUnit, &p.CompletionTokenCostUnit, &p.CreatedBy, &p.CreatedAt)
+			err := rows.Scan(storekit.PriceTargets(&p)...)
 			p.EffectiveDate, p.CreatedAt = p.EffectiveDate.UTC(), p.CreatedAt.UTC()
 			out = append(out, p)
 			return err

@@ -4,20 +4,16 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"slices"
 
 	"github.com/ClickHouse/clickhouse-go/v2"
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 
 	"github.com/weftdev/weft/storage"
-	"github.com/weftdev/weft/storage/querylang"
+	"github.com/weftdev/weft/storage/storekit"
 	"github.com/weftdev/weft/storage/tablesql"
 )
 
 var _ storage.FeedbackStore = (*Store)(nil)
-
-const feedbackColumns = `project_id, id, weave_ref, feedback_type, payload, creator, created_at, wb_user_id,
-	annotation_ref, runnable_ref, call_ref, trigger_ref, queue_id, extra, version`
 
 // CreateFeedback implements storage.FeedbackStore.
 func (s *Store) CreateFeedback(ctx context.Context, rows []storage.Feedback) error {
@@ -26,8 +22,8 @@ func (s *Store) CreateFeedback(ctx context.Context, rows []storage.Feedback) err
 	}
 	projects := make([]string, len(rows))
 	for i, f := range rows {
-		if f.ProjectID == "" || f.ID == "" || !json.Valid(f.Payload) {
-			return fmt.Errorf("feedback %q needs a project, an id and a JSON payload: %w", f.ID, storage.ErrInvalidArgument)
+		if err := storekit.CheckFeedback(f); err != nil {
+			return err
 		}
 		projects[i] = f.ProjectID
 	}
@@ -38,8 +34,8 @@ func (s *Store) CreateFeedback(ctx context.Context, rows []storage.Feedback) err
 
 // ReplaceFeedback implements storage.FeedbackStore.
 func (s *Store) ReplaceFeedback(ctx context.Context, projectID, oldID string, row storage.Feedback) error {
-	if row.ProjectID != projectID {
-		return fmt.Errorf("replacement feedback belongs to project %q, not %q: %w", row.ProjectID, projectID, storage.ErrInvalidArgument)
+	if err := storekit.CheckReplacement(projectID, row); err != nil {
+		return err
 	}
 	if row.ID == "" || !json.Valid(row.Payload) {
 		return fmt.Errorf("feedback %q needs an id and a JSON payload: %w", row.ID, storage.ErrInvalidArgument)
@@ -99,22 +95,15 @@ func (s *Store) putFeedback(ctx context.Context, rows []storage.Feedback, gone m
 }
 
 func (s *Store) insertFeedback(ctx context.Context, rows []storage.Feedback, version uint64) error {
-	return s.insertBatch(ctx, "feedback", feedbackColumns, len(rows), func(i int) []any {
-		f := rows[i]
-		var extra *string
-		if f.Extra != nil {
-			e := string(f.Extra)
-			extra = &e
-		}
-		return []any{f.ProjectID, f.ID, f.WeaveRef, f.FeedbackType, string(f.Payload), f.Creator, f.CreatedAt.UTC(), f.WBUserID,
-			f.AnnotationRef, f.RunnableRef, f.CallRef, f.TriggerRef, f.QueueID, extra, version}
+	return s.insertBatch(ctx, "feedback", storekit.FeedbackColumns+", version", len(rows), func(i int) []any {
+		return append(storekit.FeedbackValues(rows[i]), version)
 	})
 }
 
 // feedbackVersions maps the stored ids among ids to their highest version.
 func (s *Store) feedbackVersions(ctx context.Context, projectID string, ids []string) (map[string]uint64, error) {
 	out := map[string]uint64{}
-	for _, chunk := range chunks(distinctSorted(ids)) {
+	for _, chunk := range chunks(storekit.DistinctSorted(ids)) {
 		err := s.eachRow(ctx, "read feedback ids", `SELECT id, max(version) FROM feedback
 			WHERE project_id = {project:String} AND id IN {ids:Array(String)} GROUP BY id`, func(rows driver.Rows) error {
 			var id string
@@ -132,63 +121,32 @@ func (s *Store) feedbackVersions(ctx context.Context, projectID string, ids []st
 
 // QueryFeedback implements storage.FeedbackStore.
 func (s *Store) QueryFeedback(ctx context.Context, q storage.FeedbackQuery) (storage.FeedbackQueryRes, error) {
-	where, err := querylang.Parse(q.Where)
-	if err != nil {
-		return storage.FeedbackQueryRes{}, err
-	}
-	tq := tablesql.Query{Scope: []tablesql.Scope{{Column: "project_id", Value: q.ProjectID}},
-		Fields: q.Fields, Where: where, SortBy: q.SortBy, Limit: q.Limit, Offset: q.Offset}
-	rows, err := s.tableSQLRows(ctx, tablesql.FeedbackTable(), tq)
-	if err != nil {
-		return storage.FeedbackQueryRes{}, fmt.Errorf("feedback query: %w", err)
-	}
-	st, err := tablesql.Count(s.dialect, tablesql.FeedbackTable(), tq)
-	if err != nil {
-		return storage.FeedbackQueryRes{}, fmt.Errorf("feedback count: %w", err)
-	}
-	var count uint64
-	err = s.eachRow(ctx, "feedback count", st.SQL, func(rows driver.Rows) error { return rows.Scan(&count) }, s.named(st.Args)...)
-	return storage.FeedbackQueryRes{Result: rows, TotalCount: int64(count)}, err
+	return storekit.QueryFeedback(ctx, tableSQL{s}, q)
 }
 
-// feedbackOnCall are the fields of a summary.weave.feedback entry.
-var feedbackOnCall = []string{"id", "feedback_type", "weave_ref", "payload", "creator", "created_at",
-	"wb_user_id", "runnable_ref", "call_ref", "trigger_ref", "annotation_ref"}
-
-// FeedbackForRefs implements storage.FeedbackStore.
+// FeedbackForRefs implements storage.FeedbackStore, a query per chunk of
+// refs.
 func (s *Store) FeedbackForRefs(ctx context.Context, projectID string, refs []string) (map[string]json.RawMessage, error) {
-	out := map[string]json.RawMessage{}
-	lists := map[string][]json.RawMessage{}
-	for _, chunk := range chunks(distinctSorted(refs)) {
-		in := make([]querylang.Expr, len(chunk))
-		for i, r := range chunk {
-			in[i] = &querylang.Literal{Value: r}
-		}
-		tq := tablesql.Query{Scope: []tablesql.Scope{{Column: "project_id", Value: projectID}},
-			Fields: slices.Clone(feedbackOnCall), Where: &querylang.In{Operand: &querylang.GetField{Path: "weave_ref"}, List: in},
-			SortBy: []storage.SortBy{{Field: "created_at", Direction: "asc"}, {Field: "id", Direction: "asc"}}}
-		rows, err := s.tableSQLRows(ctx, tablesql.FeedbackTable(), tq)
-		if err != nil {
-			return nil, fmt.Errorf("feedback of calls: %w", err)
-		}
-		for _, r := range rows {
-			var key struct {
-				WeaveRef string `json:"weave_ref"`
-			}
-			if err := json.Unmarshal(r, &key); err != nil {
-				return nil, fmt.Errorf("feedback of calls: %w", err)
-			}
-			lists[key.WeaveRef] = append(lists[key.WeaveRef], r)
-		}
+	return storekit.FeedbackForRefs(ctx, tableSQL{s}, projectID, chunks(storekit.DistinctSorted(refs)))
+}
+
+// tableSQL runs tablesql queries in the store's dialect.
+type tableSQL struct{ s *Store }
+
+// Rows implements storekit.TableSQL.
+func (t tableSQL) Rows(ctx context.Context, tbl tablesql.Table, q tablesql.Query) ([]json.RawMessage, error) {
+	return t.s.tableSQLRows(ctx, tbl, q)
+}
+
+// Count implements storekit.TableSQL.
+func (t tableSQL) Count(ctx context.Context, tbl tablesql.Table, q tablesql.Query) (int64, error) {
+	st, err := tablesql.Count(t.s.dialect, tbl, q)
+	if err != nil {
+		return 0, err
 	}
-	for ref, list := range lists {
-		b, err := json.Marshal(list)
-		if err != nil {
-			return nil, err
-		}
-		out[ref] = b
-	}
-	return out, nil
+	var count uint64
+	err = t.s.eachRow(ctx, tbl.Name+" count", st.SQL, func(rows driver.Rows) error { return rows.Scan(&count) }, t.s.named(st.Args)...)
+	return int64(count), err
 }
 
 // tableSQLRows runs a tablesql select and renders each row as JSON.

@@ -13,6 +13,7 @@ import (
 
 	"github.com/weftdev/weft/digest"
 	"github.com/weftdev/weft/storage"
+	"github.com/weftdev/weft/storage/storekit"
 )
 
 var _ storage.FileStore = (*Store)(nil)
@@ -28,12 +29,9 @@ const cleanupTimeout = 30 * time.Second
 // no write. The files row, written last under the project's lock, makes
 // the content visible; a failed or duplicate upload deletes its chunks.
 func (s *Store) CreateFile(ctx context.Context, req storage.FileCreateReq) (storage.FileInfo, error) {
-	if req.ProjectID == "" {
-		return storage.FileInfo{}, fmt.Errorf("project_id is required: %w", storage.ErrInvalidArgument)
-	}
-	name := req.Name
-	if name == "" {
-		name = storage.DefaultFileName
+	name, err := storekit.FileName(req)
+	if err != nil {
+		return storage.FileInfo{}, err
 	}
 	up, err := s.newUpload(ctx, req.ProjectID)
 	if err != nil {

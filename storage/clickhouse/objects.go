@@ -3,14 +3,13 @@ package clickhouse
 import (
 	"context"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/ClickHouse/clickhouse-go/v2"
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 
-	"github.com/weftdev/weft/digest"
 	"github.com/weftdev/weft/storage"
+	"github.com/weftdev/weft/storage/storekit"
 )
 
 var _ storage.ObjectStore = (*Store)(nil)
@@ -38,6 +37,12 @@ const objColumns = `project_id, object_id, digest, version, kind, base_object_cl
 func (r *objRow) values() []any {
 	return []any{r.project, r.objectID, r.digest, r.version, r.kind, r.base, r.leaf, r.val,
 		r.size, r.index, r.latest, r.created, r.deleted, r.user}
+}
+
+// Meta implements storekit.Versioned.
+func (r objRow) Meta() storekit.VersionMeta {
+	return storekit.VersionMeta{Digest: r.digest, Kind: r.kind, Base: r.base, Leaf: r.leaf, Index: r.index,
+		Created: r.created, Latest: r.latest, Deleted: r.deleted != nil}
 }
 
 func scanObjRow(rows driver.Rows) (objRow, error) {
@@ -76,16 +81,10 @@ func (s *Store) insertObjRows(ctx context.Context, rows []objRow) error {
 		func(i int) []any { return rows[i].values() })
 }
 
-// preparedObj is an object version ready to store.
-type preparedObj struct {
-	digest.ObjectResult
-	dump string // the stored text
-}
-
 // CreateObject implements storage.ObjectStore.
 func (s *Store) CreateObject(ctx context.Context, req storage.ObjCreateReq) (storage.ObjCreateRes, error) {
 	o := req.Obj
-	p, err := prepareObject(o)
+	p, err := storekit.PrepareObject(o)
 	if err != nil {
 		return storage.ObjCreateRes{}, err
 	}
@@ -97,61 +96,31 @@ func (s *Store) CreateObject(ctx context.Context, req storage.ObjCreateReq) (sto
 	return storage.ObjCreateRes{Digest: p.Digest, ObjectID: o.ObjectID}, nil
 }
 
-func prepareObject(o storage.ObjSchemaForInsert) (preparedObj, error) {
-	if o.ProjectID == "" {
-		return preparedObj{}, fmt.Errorf("obj.project_id is required: %w", storage.ErrInvalidArgument)
-	}
-	if err := storage.ValidateObjectID(o.ObjectID); err != nil {
-		return preparedObj{}, err
-	}
-	if len(o.Val) == 0 {
-		return preparedObj{}, fmt.Errorf("obj.val is required (any JSON value): %w", storage.ErrInvalidArgument)
-	}
-	builtin := o.BuiltinObjectClass
-	if builtin == nil {
-		builtin = o.SetBaseObjectClass
-	}
-	res, err := digest.Object(o.Val, derefStr(builtin))
-	if err != nil {
-		return preparedObj{}, fmt.Errorf("obj.val: %w: %w", storage.ErrInvalidArgument, err)
-	}
-	if err := storage.CheckExpectedDigest("obj "+o.ObjectID, o.ExpectedDigest, res.Digest); err != nil {
-		return preparedObj{}, err
-	}
-	p := preparedObj{ObjectResult: res, dump: string(res.Text)}
-	if !res.Finite {
-		// Python's text holds Infinity, which no JSON reader accepts back.
-		p.dump = string(res.Val)
-	}
-	return p, nil
-}
-
-// writeObjectVersion applies the reference's create rules: a live digest
-// only becomes latest again; otherwise the version gets the next index
-// (deleted versions count), reviving a deleted row of the same digest.
-// The caller holds the project's lock.
-func (s *Store) writeObjectVersion(ctx context.Context, o storage.ObjSchemaForInsert, p preparedObj) error {
+// writeObjectVersion writes what storekit.PlanCreate decides, a revived
+// digest as a higher version of its row. The caller holds the project's
+// lock.
+func (s *Store) writeObjectVersion(ctx context.Context, o storage.ObjSchemaForInsert, p storekit.PreparedObject) error {
 	versions, err := s.objectVersions(ctx, o.ProjectID, o.ObjectID)
 	if err != nil {
 		return err
 	}
-	existing := slices.IndexFunc(versions, func(v objRow) bool { return v.digest == p.Digest })
-	if existing >= 0 && versions[existing].deleted == nil {
-		if versions[existing].latest {
+	plan, err := storekit.PlanCreate(o.ObjectID, versions, p)
+	if err != nil {
+		return err
+	}
+	if plan.Live {
+		if versions[plan.Existing].latest {
 			return nil
 		}
 		return s.moveLatest(ctx, versions, p.Digest, nil)
 	}
-	if err := checkTypeCollision(o.ObjectID, versions, p); err != nil {
-		return err
-	}
 	var stored uint64
-	if existing >= 0 {
-		stored = versions[existing].version
+	if plan.Existing >= 0 {
+		stored = versions[plan.Existing].version
 	}
 	row := objRow{project: o.ProjectID, objectID: o.ObjectID, digest: p.Digest, version: s.versions.next(stored),
-		kind: p.Kind, base: p.BaseObjectClass, leaf: p.LeafObjectClass, val: p.dump, size: int64(len(p.dump)),
-		index: int64(len(versions)), latest: true, created: s.writeTime(), user: o.WBUserID}
+		kind: p.Kind, base: p.BaseObjectClass, leaf: p.LeafObjectClass, val: p.Dump, size: int64(len(p.Dump)),
+		index: plan.Index, latest: true, created: s.writeTime(), user: o.WBUserID}
 	return s.moveLatest(ctx, versions, p.Digest, &row)
 }
 
@@ -201,37 +170,6 @@ func (s *Store) rewriteObjRows(ctx context.Context, projectID, objectID string, 
 		rows[i].version = s.versions.next(rows[i].version)
 	}
 	return rows, nil
-}
-
-// checkTypeCollision refuses a new version whose base class differs from
-// the live versions of the same kind: refs carry no type, so one name
-// must keep one type.
-func checkTypeCollision(objectID string, versions []objRow, p preparedObj) error {
-	describe := func(c *string) string {
-		if c == nil {
-			return "a generic (untyped) object"
-		}
-		return "a " + *c
-	}
-	for _, v := range versions {
-		if v.deleted != nil || v.kind != p.Kind || sameClass(v.base, p.BaseObjectClass) {
-			continue
-		}
-		return fmt.Errorf("cannot publish %q as %s: that name is already used by %s in this project; publish this object under a different name: %w",
-			objectID, describe(p.BaseObjectClass), describe(v.base), storage.ErrInvalidArgument)
-	}
-	return nil
-}
-
-func sameClass(a, b *string) bool {
-	return (a == nil) == (b == nil) && derefStr(a) == derefStr(b)
-}
-
-func derefStr(s *string) string {
-	if s == nil {
-		return ""
-	}
-	return *s
 }
 
 // writeTime is the created_at/deleted_at of a write, at the microsecond

@@ -10,6 +10,7 @@ import (
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 
 	"github.com/weftdev/weft/storage"
+	"github.com/weftdev/weft/storage/storekit"
 )
 
 // labelTable is object_tags or object_aliases: versioned rows keyed by
@@ -28,18 +29,10 @@ type labelRow struct {
 
 // AddObjectTags implements storage.ObjectStore.
 func (s *Store) AddObjectTags(ctx context.Context, req storage.ObjTagsReq) error {
-	for _, tag := range req.Tags {
-		if err := storage.ValidateTagName(tag); err != nil {
-			return err
-		}
-	}
-	unlock := s.projects.lock([]string{req.ProjectID})
-	defer unlock()
-	d, err := s.liveDigest(ctx, req.ProjectID, req.ObjectID, req.Digest)
-	if err != nil {
+	if err := storekit.ValidateLabels(req.Tags, storage.ValidateTagName); err != nil {
 		return err
 	}
-	return s.putLabels(ctx, tagsTable(), req.ProjectID, req.ObjectID, d, distinctSorted(req.Tags))
+	return s.pointLabels(ctx, tagsTable(), req.ProjectID, req.ObjectID, req.Digest, req.Tags)
 }
 
 // RemoveObjectTags implements storage.ObjectStore; absent tags are no error.
@@ -67,18 +60,10 @@ func (s *Store) RemoveObjectTags(ctx context.Context, req storage.ObjTagsReq) er
 // SetObjectAliases implements storage.ObjectStore: each alias moves to the
 // version named by req.Digest.
 func (s *Store) SetObjectAliases(ctx context.Context, req storage.ObjAliasesReq) error {
-	for _, alias := range req.Aliases {
-		if err := storage.ValidateAliasName(alias); err != nil {
-			return err
-		}
-	}
-	unlock := s.projects.lock([]string{req.ProjectID})
-	defer unlock()
-	d, err := s.liveDigest(ctx, req.ProjectID, req.ObjectID, req.Digest)
-	if err != nil {
+	if err := storekit.ValidateLabels(req.Aliases, storage.ValidateAliasName); err != nil {
 		return err
 	}
-	return s.putLabels(ctx, aliasesTable(), req.ProjectID, req.ObjectID, d, distinctSorted(req.Aliases))
+	return s.pointLabels(ctx, aliasesTable(), req.ProjectID, req.ObjectID, req.Digest, req.Aliases)
 }
 
 // RemoveObjectAliases implements storage.ObjectStore.
@@ -132,6 +117,18 @@ func (s *Store) liveDigest(ctx context.Context, projectID, objectID, selector st
 		return "", fmt.Errorf("object version %s:%s not found: %w", objectID, selector, storage.ErrNotFound)
 	}
 	return found[0], nil
+}
+
+// pointLabels points names at the live version selector names, under the
+// project's lock.
+func (s *Store) pointLabels(ctx context.Context, lt labelTable, projectID, objectID, selector string, names []string) error {
+	unlock := s.projects.lock([]string{projectID})
+	defer unlock()
+	d, err := s.liveDigest(ctx, projectID, objectID, selector)
+	if err != nil {
+		return err
+	}
+	return s.putLabels(ctx, lt, projectID, objectID, d, storekit.DistinctSorted(names))
 }
 
 // putLabels points names at digest, each as a version above any stored
@@ -205,38 +202,24 @@ func (s *Store) dropLabels(ctx context.Context, projectID, objectID string, dige
 	return nil
 }
 
-// attachLabels fills Tags and Aliases of objs (all of one project);
-// "latest" leads the aliases of the latest version.
+// attachLabels fills Tags and Aliases of objs (all of one project).
 func (s *Store) attachLabels(ctx context.Context, projectID string, objs []storage.ObjSchema) error {
 	if len(objs) == 0 {
 		return nil
 	}
-	ids := make([]string, len(objs))
-	for i, o := range objs {
-		ids[i] = o.ObjectID
-	}
-	var names [2]map[[2]string][]string
+	ids := storekit.ObjectIDs(objs)
+	var names [2]map[storekit.LabelKey][]string
 	for i, lt := range []labelTable{tagsTable(), aliasesTable()} {
-		live, err := s.liveLabels(ctx, lt, projectID, "object_id IN {ids:Array(String)}", clickhouse.Named("ids", distinctSorted(ids)))
+		live, err := s.liveLabels(ctx, lt, projectID, "object_id IN {ids:Array(String)}", clickhouse.Named("ids", ids))
 		if err != nil {
 			return err
 		}
-		names[i] = map[[2]string][]string{}
+		names[i] = map[storekit.LabelKey][]string{}
 		for _, l := range live {
-			key := [2]string{l.objectID, l.digest}
+			key := storekit.LabelKey{ObjectID: l.objectID, Digest: l.digest}
 			names[i][key] = append(names[i][key], l.name)
 		}
 	}
-	for i := range objs {
-		key := [2]string{objs[i].ObjectID, objs[i].Digest}
-		tags, aliases := append([]string{}, names[0][key]...), names[1][key]
-		slices.Sort(tags)
-		slices.Sort(aliases)
-		objs[i].Tags, objs[i].Aliases = tags, []string{}
-		if objs[i].IsLatest == 1 {
-			objs[i].Aliases = append(objs[i].Aliases, "latest")
-		}
-		objs[i].Aliases = append(objs[i].Aliases, aliases...)
-	}
+	storekit.ApplyLabels(objs, names[0], names[1])
 	return nil
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/ClickHouse/clickhouse-go/v2"
 
 	"github.com/weftdev/weft/storage"
+	"github.com/weftdev/weft/storage/storekit"
 )
 
 // schema is the row as the objects API returns it.
@@ -93,7 +94,7 @@ func (s *Store) QueryObjects(ctx context.Context, req storage.ObjQueryReq) (stor
 		return storage.ObjQueryRes{}, err
 	}
 	where, args := objFilter(req.ProjectID, req.Filter)
-	q := "WHERE " + where + objOrder(req.SortBy)
+	q := "WHERE " + where + storekit.ObjectOrderBy(req.SortBy)
 	if limit >= 0 {
 		q += " LIMIT {limit:Int64}"
 		args = append(args, clickhouse.Named("limit", limit))
@@ -158,20 +159,4 @@ func objFilter(projectID string, f *storage.ObjectVersionFilter) (string, []any)
 		args = append(args, clickhouse.Named("aliases", f.Aliases))
 	}
 	return strings.Join(conds, " AND "), args
-}
-
-// objOrder honours object_id and created_at terms only, then version_index
-// ascending, as the reference does.
-func objOrder(sortBy []storage.SortBy) string {
-	var terms []string
-	for _, sb := range sortBy {
-		dir := strings.ToLower(sb.Direction)
-		if (sb.Field == "object_id" || sb.Field == "created_at") && (dir == "asc" || dir == "desc") {
-			terms = append(terms, sb.Field+" "+dir)
-		}
-	}
-	if len(terms) == 0 {
-		terms = []string{"created_at asc"}
-	}
-	return " ORDER BY " + strings.Join(append(terms, "version_index asc"), ", ")
 }

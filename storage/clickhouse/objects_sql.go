@@ -3,7 +3,6 @@ package clickhouse
 import (
 	"context"
 	"fmt"
-	"slices"
 
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 )
@@ -57,11 +56,6 @@ func (s *Store) insertBatch(ctx context.Context, table, columns string, n int, r
 		}
 	}
 	return wrapErr("insert "+table, b.Send())
-}
-
-// distinctSorted returns the values sorted without repeats.
-func distinctSorted(vals []string) []string {
-	return slices.Compact(slices.Sorted(slices.Values(vals)))
 }
 
 // chunks splits vals into runs of at most lookupChunk, the size one

@@ -2,24 +2,13 @@ package clickhouse
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
-	"slices"
-	"strings"
 
 	"github.com/ClickHouse/clickhouse-go/v2"
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 
 	"github.com/weftdev/weft/storage"
+	"github.com/weftdev/weft/storage/storekit"
 )
-
-// tableEntry is one position of a table: its original index and digest,
-// and the row text once fetched.
-type tableEntry struct {
-	index  int64
-	digest string
-	val    string
-}
 
 // maxTableOffset bounds offsets sent to arraySlice; no table is longer.
 const maxTableOffset = 1 << 40
@@ -30,114 +19,52 @@ func listedDigests(list string) string {
 	return "SELECT arrayJoin(" + list + ") FROM tables WHERE project_id = {project:String} AND digest = {table:String}"
 }
 
-// QueryTable implements storage.TableStore. In table order only the
-// page's digests and rows are read; a filter or sort reads the whole list.
+// QueryTable implements storage.TableStore.
 func (s *Store) QueryTable(ctx context.Context, req storage.TableQueryReq) (storage.TableQueryRes, error) {
-	limit, offset, err := storage.PageBounds(req.Limit, req.Offset)
-	if err != nil {
-		return storage.TableQueryRes{}, err
-	}
-	keys, err := tableSortKeys(req.SortBy)
-	if err != nil {
-		return storage.TableQueryRes{}, err
-	}
-	var rows []tableEntry
-	if len(keys) == 0 && (req.Filter == nil || len(req.Filter.RowDigests) == 0) {
-		rows, err = s.naturalPage(ctx, req.ProjectID, req.Digest, offset, limit)
-	} else {
-		rows, err = s.selectedPage(ctx, req, keys, offset, limit)
-	}
-	if err != nil {
-		return storage.TableQueryRes{}, err
-	}
-	res := storage.TableQueryRes{Rows: make([]storage.TableRowSchema, len(rows))}
-	for i, e := range rows {
-		res.Rows[i] = storage.TableRowSchema{Digest: e.digest, Val: json.RawMessage(e.val), OriginalIndex: e.index}
-	}
-	return res, nil
+	return storekit.QueryTable(ctx, tablePages{s}, req)
 }
 
-// naturalPage slices the page out of the digest list on the server and
-// reads its rows. Digests listed but never stored do not count toward the
-// page, so when the page has a hole the whole list is read once and the
-// page cut again.
-func (s *Store) naturalPage(ctx context.Context, projectID, tableDigest string, offset, limit int64) ([]tableEntry, error) {
+// tablePages reads table rows for storekit.QueryTable. Digests are
+// selected by subqueries over the table on the server, so no parameter
+// carries a whole list.
+type tablePages struct{ s *Store }
+
+// NaturalPage slices the page out of the digest list on the server and
+// reads its rows.
+func (p tablePages) NaturalPage(ctx context.Context, projectID, tableDigest string, offset, limit int64) ([]storekit.TableEntry, error) {
 	slice := "arraySlice(row_digests, {from:Int64})"
 	args := []any{clickhouse.Named("from", min(offset, maxTableOffset)+1)}
 	if limit >= 0 {
 		slice = "arraySlice(row_digests, {from:Int64}, {len:Int64})"
 		args = append(args, clickhouse.Named("len", min(limit, maxTableOffset)))
 	}
-	digests, _, err := s.digestList(ctx, slice, projectID, tableDigest, args...)
+	digests, _, err := p.s.digestList(ctx, slice, projectID, tableDigest, args...)
 	if err != nil || len(digests) == 0 {
 		return nil, err
 	}
-	page := make([]tableEntry, len(digests))
-	for i, d := range digests {
-		page[i] = tableEntry{index: offset + int64(i), digest: d}
-	}
+	page := storekit.PageEntries(digests, offset)
 	args = append(args, clickhouse.Named("table", tableDigest))
-	if err := s.fillRows(ctx, projectID, page, listedDigests(slice), "", args...); err != nil {
-		return nil, err
-	}
-	if !slices.ContainsFunc(page, func(e tableEntry) bool { return e.val == "" }) {
-		return page, nil
-	}
-	return s.selectedPage(ctx, storage.TableQueryReq{ProjectID: projectID, Digest: tableDigest}, nil, offset, limit)
+	return page, p.s.fillRows(ctx, projectID, page, listedDigests(slice), "", args...)
 }
 
-// selectedPage reads every listed row that passes the filter, sorts and
-// cuts the page. A filter short enough for one parameter also narrows the
-// rows read.
-func (s *Store) selectedPage(ctx context.Context, req storage.TableQueryReq, keys []rowSortKey, offset, limit int64) ([]tableEntry, error) {
-	digests, _, err := s.tableRowDigests(ctx, req.ProjectID, req.Digest)
+// FilteredEntries reads the whole digest list and the rows it keeps. A
+// filter short enough for one parameter also narrows the rows read.
+func (p tablePages) FilteredEntries(ctx context.Context, req storage.TableQueryReq) ([]storekit.TableEntry, error) {
+	digests, _, err := p.s.tableRowDigests(ctx, req.ProjectID, req.Digest)
 	if err != nil {
 		return nil, err
 	}
-	entries := selectEntries(digests, req.Filter)
+	entries := storekit.SelectEntries(digests, req.Filter)
 	narrow, args := "", []any{clickhouse.Named("table", req.Digest)}
 	if req.Filter != nil && len(req.Filter.RowDigests) > 0 && len(req.Filter.RowDigests) <= lookupChunk {
 		narrow, args = " AND digest IN {filter:Array(String)}", append(args, clickhouse.Named("filter", req.Filter.RowDigests))
 	}
-	if err := s.fillRows(ctx, req.ProjectID, entries, listedDigests("row_digests"), narrow, args...); err != nil {
-		return nil, err
-	}
-	entries = slices.DeleteFunc(entries, func(e tableEntry) bool { return e.val == "" }) // never stored
-	sortEntries(entries, keys)
-	return pageOf(entries, offset, limit), nil
+	return entries, p.s.fillRows(ctx, req.ProjectID, entries, listedDigests("row_digests"), narrow, args...)
 }
 
-func selectEntries(digests []string, f *storage.TableRowFilter) []tableEntry {
-	var keep map[string]bool
-	if f != nil && len(f.RowDigests) > 0 {
-		keep = make(map[string]bool, len(f.RowDigests))
-		for _, d := range f.RowDigests {
-			keep[d] = true
-		}
-	}
-	entries := make([]tableEntry, 0, len(digests))
-	for i, d := range digests {
-		if keep == nil || keep[d] {
-			entries = append(entries, tableEntry{index: int64(i), digest: d})
-		}
-	}
-	return entries
-}
-
-func pageOf[T any](all []T, offset, limit int64) []T {
-	if offset >= int64(len(all)) {
-		return nil
-	}
-	all = all[offset:]
-	if limit >= 0 && limit < int64(len(all)) {
-		all = all[:limit]
-	}
-	return all
-}
-
-// fillRows sets val of every entry whose row is stored, reading the rows
+// fillRows sets Val of every entry whose row is stored, reading the rows
 // whose digests src (an IN subquery) selects, narrowed by narrow.
-func (s *Store) fillRows(ctx context.Context, projectID string, entries []tableEntry, src, narrow string, args ...any) error {
+func (s *Store) fillRows(ctx context.Context, projectID string, entries []storekit.TableEntry, src, narrow string, args ...any) error {
 	if len(entries) == 0 {
 		return nil
 	}
@@ -149,9 +76,7 @@ func (s *Store) fillRows(ctx context.Context, projectID string, entries []tableE
 		vals[d] = v
 		return err
 	}, append(args, clickhouse.Named("project", projectID))...)
-	for i := range entries {
-		entries[i].val = vals[entries[i].digest]
-	}
+	storekit.FillEntries(entries, vals)
 	return err
 }
 
@@ -183,13 +108,12 @@ const (
 
 // QueryTableStatsBatch implements storage.TableStore.
 func (s *Store) QueryTableStatsBatch(ctx context.Context, req storage.TableQueryStatsBatchReq) (storage.TableQueryStatsBatchRes, error) {
-	res := storage.TableQueryStatsBatchRes{Tables: []storage.TableStatsRow{}}
 	q := tableStatsSQL
 	if req.IncludeStorageSize {
 		q = tableSizesSQL
 	}
 	found := map[string]storage.TableStatsRow{}
-	for _, chunk := range chunks(distinctSorted(req.Digests)) {
+	for _, chunk := range chunks(storekit.DistinctSorted(req.Digests)) {
 		err := s.eachRow(ctx, "table stats", q, func(rows driver.Rows) error {
 			var r storage.TableStatsRow
 			err := rows.Scan(&r.Digest, &r.Count, &r.StorageSizeBytes)
@@ -197,35 +121,8 @@ func (s *Store) QueryTableStatsBatch(ctx context.Context, req storage.TableQuery
 			return err
 		}, clickhouse.Named("project", req.ProjectID), clickhouse.Named("digests", chunk))
 		if err != nil {
-			return res, err
+			return storage.TableQueryStatsBatchRes{Tables: []storage.TableStatsRow{}}, err
 		}
 	}
-	for _, d := range req.Digests {
-		if r, ok := found[d]; ok {
-			res.Tables = append(res.Tables, r)
-		}
-	}
-	return res, nil
-}
-
-// rowSortKey is one parsed sort_by term of a table query.
-type rowSortKey struct {
-	path []string
-	desc bool
-}
-
-func tableSortKeys(sortBy []storage.SortBy) ([]rowSortKey, error) {
-	keys := make([]rowSortKey, 0, len(sortBy))
-	for _, sb := range sortBy {
-		path, err := storage.TableSortPath(sb.Field)
-		if err != nil {
-			return nil, err
-		}
-		dir := strings.ToLower(sb.Direction)
-		if dir != "asc" && dir != "desc" {
-			return nil, fmt.Errorf("sort_by direction %q for %q: use asc or desc: %w", sb.Direction, sb.Field, storage.ErrInvalidArgument)
-		}
-		keys = append(keys, rowSortKey{path: path, desc: dir == "desc"})
-	}
-	return keys, nil
+	return storekit.StatsInOrder(req.Digests, found), nil
 }

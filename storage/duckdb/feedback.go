@@ -8,15 +8,14 @@ import (
 	"strings"
 
 	"github.com/weftdev/weft/storage"
-	"github.com/weftdev/weft/storage/querylang"
 	"github.com/weftdev/weft/storage/sqlgen"
+	"github.com/weftdev/weft/storage/storekit"
 	"github.com/weftdev/weft/storage/tablesql"
 )
 
 var _ storage.FeedbackStore = (*Store)(nil)
 
-const feedbackInsert = `INSERT OR REPLACE INTO feedback (project_id, id, weave_ref, feedback_type, payload, creator,
-	created_at, wb_user_id, annotation_ref, runnable_ref, call_ref, trigger_ref, queue_id, extra)
+const feedbackInsert = `INSERT OR REPLACE INTO feedback (` + storekit.FeedbackColumns + `)
 	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 
 // CreateFeedback implements storage.FeedbackStore.
@@ -34,17 +33,10 @@ func insertFeedback(ctx context.Context, tx *sql.Tx, rows []storage.Feedback) er
 	}
 	defer stmt.Close()
 	for _, f := range rows {
-		if f.ProjectID == "" || f.ID == "" || !json.Valid(f.Payload) {
-			return fmt.Errorf("feedback %q needs a project, an id and a JSON payload: %w", f.ID, storage.ErrInvalidArgument)
+		if err := storekit.CheckFeedback(f); err != nil {
+			return err
 		}
-		var extra *string
-		if f.Extra != nil {
-			e := string(f.Extra)
-			extra = &e
-		}
-		_, err := stmt.ExecContext(ctx, f.ProjectID, f.ID, f.WeaveRef, f.FeedbackType, string(f.Payload), f.Creator,
-			f.CreatedAt.UTC(), f.WBUserID, f.AnnotationRef, f.RunnableRef, f.CallRef, f.TriggerRef, f.QueueID, extra)
-		if err != nil {
+		if _, err := stmt.ExecContext(ctx, storekit.FeedbackValues(f)...); err != nil {
 			return fmt.Errorf("insert feedback %s: %w", f.ID, err)
 		}
 	}
@@ -70,8 +62,8 @@ func deleteFeedback(ctx context.Context, tx *sql.Tx, projectID string, ids []str
 
 // ReplaceFeedback implements storage.FeedbackStore.
 func (s *Store) ReplaceFeedback(ctx context.Context, projectID, oldID string, row storage.Feedback) error {
-	if row.ProjectID != projectID {
-		return fmt.Errorf("replacement feedback belongs to project %q, not %q: %w", row.ProjectID, projectID, storage.ErrInvalidArgument)
+	if err := storekit.CheckReplacement(projectID, row); err != nil {
+		return err
 	}
 	return s.inWriteTx(ctx, func(tx *sql.Tx) error {
 		if err := deleteFeedback(ctx, tx, projectID, []string{oldID}); err != nil {
@@ -83,64 +75,29 @@ func (s *Store) ReplaceFeedback(ctx context.Context, projectID, oldID string, ro
 
 // QueryFeedback implements storage.FeedbackStore.
 func (s *Store) QueryFeedback(ctx context.Context, q storage.FeedbackQuery) (storage.FeedbackQueryRes, error) {
-	where, err := querylang.Parse(q.Where)
-	if err != nil {
-		return storage.FeedbackQueryRes{}, err
-	}
-	tq := tablesql.Query{Scope: []tablesql.Scope{{Column: "project_id", Value: q.ProjectID}},
-		Fields: q.Fields, Where: where, SortBy: q.SortBy, Limit: q.Limit, Offset: q.Offset}
-	rows, err := s.tableRows(ctx, tablesql.FeedbackTable(), tq)
-	if err != nil {
-		return storage.FeedbackQueryRes{}, fmt.Errorf("feedback query: %w", err)
-	}
-	count, err := s.tableCount(ctx, tablesql.FeedbackTable(), tq)
-	if err != nil {
-		return storage.FeedbackQueryRes{}, fmt.Errorf("feedback count: %w", err)
-	}
-	return storage.FeedbackQueryRes{Result: rows, TotalCount: count}, nil
+	return storekit.QueryFeedback(ctx, tableSQL{s}, q)
 }
 
-// feedbackOnCall are the fields of a summary.weave.feedback entry.
-var feedbackOnCall = []string{"id", "feedback_type", "weave_ref", "payload", "creator", "created_at",
-	"wb_user_id", "runnable_ref", "call_ref", "trigger_ref", "annotation_ref"}
-
-// FeedbackForRefs implements storage.FeedbackStore.
+// FeedbackForRefs implements storage.FeedbackStore, in one query.
 func (s *Store) FeedbackForRefs(ctx context.Context, projectID string, refs []string) (map[string]json.RawMessage, error) {
-	out := map[string]json.RawMessage{}
-	if len(refs) == 0 {
-		return out, nil
+	var chunks [][]string
+	if len(refs) > 0 {
+		chunks = [][]string{refs}
 	}
-	tq := tablesql.Query{Scope: []tablesql.Scope{{Column: "project_id", Value: projectID}},
-		Fields: feedbackOnCall, Where: &querylang.In{Operand: &querylang.GetField{Path: "weave_ref"}, List: literals(refs)},
-		SortBy: []storage.SortBy{{Field: "created_at", Direction: "asc"}, {Field: "id", Direction: "asc"}}}
-	rows, err := s.tableRows(ctx, tablesql.FeedbackTable(), tq)
-	if err != nil {
-		return nil, fmt.Errorf("feedback of calls: %w", err)
-	}
-	lists := map[string][]json.RawMessage{}
-	for _, r := range rows {
-		var key struct {
-			WeaveRef string `json:"weave_ref"`
-		}
-		if err := json.Unmarshal(r, &key); err != nil {
-			return nil, fmt.Errorf("feedback of calls: %w", err)
-		}
-		lists[key.WeaveRef] = append(lists[key.WeaveRef], r)
-	}
-	for ref, list := range lists {
-		if out[ref], err = json.Marshal(list); err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
+	return storekit.FeedbackForRefs(ctx, tableSQL{s}, projectID, chunks)
 }
 
-func literals(vals []string) []querylang.Expr {
-	out := make([]querylang.Expr, len(vals))
-	for i, v := range vals {
-		out[i] = &querylang.Literal{Value: v}
-	}
-	return out
+// tableSQL runs tablesql queries in DuckDB's dialect.
+type tableSQL struct{ s *Store }
+
+// Rows implements storekit.TableSQL.
+func (t tableSQL) Rows(ctx context.Context, tbl tablesql.Table, q tablesql.Query) ([]json.RawMessage, error) {
+	return t.s.tableRows(ctx, tbl, q)
+}
+
+// Count implements storekit.TableSQL.
+func (t tableSQL) Count(ctx context.Context, tbl tablesql.Table, q tablesql.Query) (int64, error) {
+	return t.s.tableCount(ctx, tbl, q)
 }
 
 // tableRows runs a tablesql select and renders each row as JSON.

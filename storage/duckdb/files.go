@@ -11,6 +11,7 @@ import (
 
 	"github.com/weftdev/weft/digest"
 	"github.com/weftdev/weft/storage"
+	"github.com/weftdev/weft/storage/storekit"
 )
 
 var _ storage.FileStore = (*Store)(nil)
@@ -19,12 +20,9 @@ var _ storage.FileStore = (*Store)(nil)
 // file while it is hashed; once synced it is renamed to its digest, and
 // only then does the files row make it visible to the project.
 func (s *Store) CreateFile(ctx context.Context, req storage.FileCreateReq) (storage.FileInfo, error) {
-	if req.ProjectID == "" {
-		return storage.FileInfo{}, fmt.Errorf("project_id is required: %w", storage.ErrInvalidArgument)
-	}
-	name := req.Name
-	if name == "" {
-		name = storage.DefaultFileName
+	name, err := storekit.FileName(req)
+	if err != nil {
+		return storage.FileInfo{}, err
 	}
 	dg, size, err := s.writeBlob(req.Content)
 	if err != nil {

@@ -8,14 +8,13 @@ import (
 	"slices"
 
 	"github.com/weftdev/weft/storage"
+	"github.com/weftdev/weft/storage/storekit"
 )
 
 // AddObjectTags implements storage.ObjectStore.
 func (s *Store) AddObjectTags(ctx context.Context, req storage.ObjTagsReq) error {
-	for _, tag := range req.Tags {
-		if err := storage.ValidateTagName(tag); err != nil {
-			return err
-		}
+	if err := storekit.ValidateLabels(req.Tags, storage.ValidateTagName); err != nil {
+		return err
 	}
 	return s.inWriteTx(ctx, func(tx *sql.Tx) error {
 		digest, err := liveDigest(ctx, tx, req.ProjectID, req.ObjectID, req.Digest)
@@ -24,7 +23,7 @@ func (s *Store) AddObjectTags(ctx context.Context, req storage.ObjTagsReq) error
 		}
 		_, err = tx.ExecContext(ctx, `INSERT INTO object_tags (project_id, object_id, digest, tag, created_at)
 			SELECT ?, ?, ?, unnest(?::VARCHAR[]), ? ON CONFLICT DO NOTHING`,
-			req.ProjectID, req.ObjectID, digest, distinctSorted(req.Tags), writeTime())
+			req.ProjectID, req.ObjectID, digest, storekit.DistinctSorted(req.Tags), writeTime())
 		if err != nil {
 			return fmt.Errorf("add tags to %s:%s: %w", req.ObjectID, digest, err)
 		}
@@ -54,10 +53,8 @@ func (s *Store) RemoveObjectTags(ctx context.Context, req storage.ObjTagsReq) er
 // SetObjectAliases implements storage.ObjectStore: each alias moves to the
 // version named by req.Digest.
 func (s *Store) SetObjectAliases(ctx context.Context, req storage.ObjAliasesReq) error {
-	for _, alias := range req.Aliases {
-		if err := storage.ValidateAliasName(alias); err != nil {
-			return err
-		}
+	if err := storekit.ValidateLabels(req.Aliases, storage.ValidateAliasName); err != nil {
+		return err
 	}
 	return s.inWriteTx(ctx, func(tx *sql.Tx) error {
 		digest, err := liveDigest(ctx, tx, req.ProjectID, req.ObjectID, req.Digest)
@@ -67,7 +64,7 @@ func (s *Store) SetObjectAliases(ctx context.Context, req storage.ObjAliasesReq)
 		_, err = tx.ExecContext(ctx, `INSERT INTO object_aliases (project_id, object_id, alias, digest, created_at)
 			SELECT ?, ?, unnest(?::VARCHAR[]), ?, ?
 			ON CONFLICT (project_id, object_id, alias) DO UPDATE SET digest = excluded.digest, created_at = excluded.created_at`,
-			req.ProjectID, req.ObjectID, distinctSorted(req.Aliases), digest, writeTime())
+			req.ProjectID, req.ObjectID, storekit.DistinctSorted(req.Aliases), digest, writeTime())
 		if err != nil {
 			return fmt.Errorf("set aliases of %s:%s: %w", req.ObjectID, digest, err)
 		}
@@ -138,16 +135,12 @@ func liveDigest(ctx context.Context, tx *sql.Tx, projectID, objectID, selector s
 	return digest, nil
 }
 
-// attachLabels fills Tags and Aliases of objs (all of one project);
-// "latest" leads the aliases of the latest version.
+// attachLabels fills Tags and Aliases of objs (all of one project).
 func (s *Store) attachLabels(ctx context.Context, projectID string, objs []storage.ObjSchema) error {
 	if len(objs) == 0 {
 		return nil
 	}
-	ids := make([]string, len(objs))
-	for i, o := range objs {
-		ids[i] = o.ObjectID
-	}
+	ids := storekit.ObjectIDs(objs)
 	tags, err := s.labels(ctx, "SELECT object_id, digest, tag FROM object_tags", projectID, ids)
 	if err != nil {
 		return err
@@ -156,41 +149,25 @@ func (s *Store) attachLabels(ctx context.Context, projectID string, objs []stora
 	if err != nil {
 		return err
 	}
-	for i := range objs {
-		key := [2]string{objs[i].ObjectID, objs[i].Digest}
-		objs[i].Tags = append([]string{}, tags[key]...)
-		objs[i].Aliases = []string{}
-		if objs[i].IsLatest == 1 {
-			objs[i].Aliases = append(objs[i].Aliases, "latest")
-		}
-		objs[i].Aliases = append(objs[i].Aliases, aliases[key]...)
-	}
+	storekit.ApplyLabels(objs, tags, aliases)
 	return nil
 }
 
-// labels maps (object_id, digest) to sorted label names.
-func (s *Store) labels(ctx context.Context, sel, projectID string, objectIDs []string) (map[[2]string][]string, error) {
-	rows, err := s.db.QueryContext(ctx, sel+" WHERE project_id = ? AND object_id IN (SELECT unnest(?::VARCHAR[]))", projectID, distinctSorted(objectIDs))
+// labels maps each version of the objects to its label names.
+func (s *Store) labels(ctx context.Context, sel, projectID string, objectIDs []string) (map[storekit.LabelKey][]string, error) {
+	rows, err := s.db.QueryContext(ctx, sel+" WHERE project_id = ? AND object_id IN (SELECT unnest(?::VARCHAR[]))", projectID, objectIDs)
 	if err != nil {
 		return nil, fmt.Errorf("load labels: %w", err)
 	}
 	defer rows.Close()
-	out := map[[2]string][]string{}
+	out := map[storekit.LabelKey][]string{}
 	for rows.Next() {
-		var oid, digest, name string
-		if err := rows.Scan(&oid, &digest, &name); err != nil {
+		var k storekit.LabelKey
+		var name string
+		if err := rows.Scan(&k.ObjectID, &k.Digest, &name); err != nil {
 			return nil, err
 		}
-		out[[2]string{oid, digest}] = append(out[[2]string{oid, digest}], name)
-	}
-	for _, names := range out {
-		slices.Sort(names)
+		out[k] = append(out[k], name)
 	}
 	return out, rows.Err()
-}
-
-// distinctSorted returns the values sorted without repeats; bulk inserts must
-// not name one key twice.
-func distinctSorted(vals []string) []string {
-	return slices.Compact(slices.Sorted(slices.Values(vals)))
 }

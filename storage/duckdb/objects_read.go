@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/weftdev/weft/storage"
+	"github.com/weftdev/weft/storage/storekit"
 )
 
 // objColumns are read by queryObjs in this order; %s is the value column.
@@ -101,7 +102,7 @@ func (s *Store) QueryObjects(ctx context.Context, req storage.ObjQueryReq) (stor
 		return storage.ObjQueryRes{}, err
 	}
 	conds, args := objFilter(req.ProjectID, req.Filter)
-	q := objSelect(req.MetadataOnly) + " WHERE " + strings.Join(conds, " AND ") + objOrder(req.SortBy)
+	q := objSelect(req.MetadataOnly) + " WHERE " + strings.Join(conds, " AND ") + storekit.ObjectOrderBy(req.SortBy)
 	if limit >= 0 {
 		q += " LIMIT ?"
 		args = append(args, limit)
@@ -159,20 +160,4 @@ func objFilter(projectID string, f *storage.ObjectVersionFilter) ([]string, []an
 			" AND l.alias IN (SELECT unnest(?::VARCHAR[]))))", slices.Contains(f.Aliases, "latest"), f.Aliases)
 	}
 	return conds, args
-}
-
-// objOrder honours object_id and created_at terms only, then version_index
-// ascending, as the reference does.
-func objOrder(sortBy []storage.SortBy) string {
-	var terms []string
-	for _, sb := range sortBy {
-		dir := strings.ToLower(sb.Direction)
-		if (sb.Field == "object_id" || sb.Field == "created_at") && (dir == "asc" || dir == "desc") {
-			terms = append(terms, sb.Field+" "+dir)
-		}
-	}
-	if len(terms) == 0 {
-		terms = []string{"created_at asc"}
-	}
-	return " ORDER BY " + strings.Join(append(terms, "version_index asc"), ", ")
 }

@@ -6,7 +6,9 @@ import (
 	"github.com/weftdev/weft/storage/querylang"
 )
 
-func compareSQL(op querylang.CompareOp) string {
+// CompareOperator is the SQL operator of a querylang comparison, the same
+// in every dialect.
+func CompareOperator(op querylang.CompareOp) string {
 	switch op {
 	case querylang.OpGt:
 		return ">"
@@ -68,7 +70,7 @@ func (c *compiler) compare(n *querylang.Compare) (typed, error) {
 		return typed{}, err
 	}
 	v := alignNumbers(l, r)
-	exact := "(" + v[0].sql + " " + compareSQL(n.Op) + " " + v[1].sql + ")"
+	exact := "(" + v[0].sql + " " + CompareOperator(n.Op) + " " + v[1].sql + ")"
 	if n.Op != querylang.OpEq {
 		return typed{exact, TypeBool}, nil
 	}
@@ -130,7 +132,7 @@ func (c *compiler) compareTime(n *querylang.Compare, col *querylang.GetField, li
 	if n.Left != querylang.Expr(col) {
 		l, r = litSQL, colSQL
 	}
-	return typed{"(" + l + " " + compareSQL(n.Op) + " " + r + ")", TypeBool}, nil
+	return typed{"(" + l + " " + CompareOperator(n.Op) + " " + r + ")", TypeBool}, nil
 }
 
 // in renders $in: the operand equals one of the list elements. Elements

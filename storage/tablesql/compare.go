@@ -29,7 +29,7 @@ func (c *compiler) compare(n *querylang.Compare) (typed, error) {
 		c.b.args = c.b.args[:mark] // nothing stays bound for a dropped expression
 		return typed{sqlNull, sqlgen.TypeBool}, nil
 	}
-	return typed{"(" + l.sql + " " + compareSQL(n.Op) + " " + r.sql + ")", sqlgen.TypeBool}, nil
+	return typed{"(" + l.sql + " " + sqlgen.CompareOperator(n.Op) + " " + r.sql + ")", sqlgen.TypeBool}, nil
 }
 
 func castOf(e querylang.Expr) querylang.CastType {
@@ -66,7 +66,7 @@ func (c *compiler) compareTime(n *querylang.Compare) (typed, bool) {
 	if !colLeft {
 		l, r = r, l
 	}
-	return typed{"(" + l + " " + compareSQL(n.Op) + " " + r + ")", sqlgen.TypeBool}, true
+	return typed{"(" + l + " " + sqlgen.CompareOperator(n.Op) + " " + r + ")", sqlgen.TypeBool}, true
 }
 
 // timeOperands finds a datetime column and a non-null literal among a and
@@ -110,18 +110,4 @@ func unixTime(sec float64) (time.Time, bool) {
 func comparable(a, b sqlgen.Type) bool {
 	num := func(t sqlgen.Type) bool { return t == sqlgen.TypeInt || t == sqlgen.TypeFloat }
 	return (num(a) && num(b)) || (a == b && a != typeNull)
-}
-
-func compareSQL(op querylang.CompareOp) string {
-	switch op {
-	case querylang.OpGt:
-		return ">"
-	case querylang.OpGte:
-		return ">="
-	case querylang.OpLt:
-		return "<"
-	case querylang.OpLte:
-		return "<="
-	}
-	return "="
 }

@@ -1,4 +1,4 @@
-package duckdb
+package storekit
 
 import (
 	"bytes"
@@ -22,23 +22,23 @@ type sortValue struct {
 
 // sortEntries orders entries by the keys; ties keep table order in both
 // directions, as Python's stable sorts do.
-func sortEntries(entries []tableEntry, keys []rowSortKey) {
+func sortEntries(entries []TableEntry, keys []rowSortKey) {
 	if len(keys) == 0 {
 		return
 	}
 	vals := make(map[string][]sortValue, len(entries))
 	for _, e := range entries {
-		if _, done := vals[e.digest]; done {
+		if _, done := vals[e.Digest]; done {
 			continue
 		}
 		row := make([]sortValue, len(keys))
 		for k, key := range keys {
-			row[k] = extractSortValue(json.RawMessage(e.val), key.path)
+			row[k] = extractSortValue(json.RawMessage(e.Val), key.path)
 		}
-		vals[e.digest] = row
+		vals[e.Digest] = row
 	}
-	slices.SortStableFunc(entries, func(a, b tableEntry) int {
-		va, vb := vals[a.digest], vals[b.digest]
+	slices.SortStableFunc(entries, func(a, b TableEntry) int {
+		va, vb := vals[a.Digest], vals[b.Digest]
 		for k, key := range keys {
 			c := cmp.Or(cmp.Compare(va[k].rank, vb[k].rank), cmp.Compare(va[k].num, vb[k].num), cmp.Compare(va[k].text, vb[k].text))
 			if key.desc {
