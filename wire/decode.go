@@ -35,17 +35,23 @@ type Fields map[string]any
 // nulls leave the target at its default. Required keys must be present and
 // not null.
 func DecodeTop(body []byte, fields Fields, required ...string) error {
-	var raw map[string]json.RawMessage
-	if err := json.Unmarshal(body, &raw); err != nil {
-		return bodyError(err)
-	}
-	if raw == nil {
+	raw, err := splitTop(body)
+	if err != nil {
+		// Slow path, only for malformed bodies: encoding/json says what
+		// is wrong and where.
+		var std map[string]json.RawMessage
+		if err := json.Unmarshal(body, &std); err != nil {
+			return bodyError(err)
+		}
 		return &FieldError{Msg: "request body must be a JSON object"}
 	}
 	for key, val := range raw {
 		target, ok := fields[key]
 		if !ok {
 			return &FieldError{Field: key, Unknown: true, Msg: "unknown field; allowed: " + allowed(fields)}
+		}
+		if len(val) == 0 {
+			return &FieldError{Field: key, Msg: "missing value"}
 		}
 		if bytes.Equal(val, []byte("null")) {
 			continue

@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"strings"
@@ -175,5 +176,32 @@ func FuzzDecodeTop(f *testing.F) {
 			return
 		}
 		_, _ = s.StartPart("u", noRefs)
+	})
+}
+
+// FuzzSplitTop checks the fast top-level split against encoding/json: on
+// every input both accept, the keys and each member's value agree.
+func FuzzSplitTop(f *testing.F) {
+	for _, s := range []string{`{}`, `{"a":1,"b":[1,{"c":"}"}],"d":"x\"y"}`, ` {"k\u0041":null} `, `{"a":{"b":[]}}`, `[1]`, `{"a":}`, `{"a":1}x`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		fast, ferr := splitTop(body)
+		var std map[string]json.RawMessage
+		serr := json.Unmarshal(body, &std)
+		if serr != nil || std == nil {
+			return // DecodeTop then reports encoding/json's error
+		}
+		if ferr != nil {
+			t.Fatalf("valid object %q refused: %v", body, ferr)
+		}
+		if len(fast) != len(std) {
+			t.Fatalf("keys %v vs %v", fast, std)
+		}
+		for k, v := range std {
+			if !bytes.Equal(bytes.TrimSpace(fast[k]), bytes.TrimSpace(v)) {
+				t.Fatalf("member %q: %q vs %q", k, fast[k], v)
+			}
+		}
 	})
 }

@@ -120,24 +120,27 @@ func load(ctx context.Context, t *target, o options, project string) (time.Durat
 
 var ops = []string{"chat", "embed", "retrieve", "rerank", "tool"}
 
+// batchBody writes an upsert_batch body directly into bytes: the load
+// generator shares the machine with the server, so it must stay cheap.
 func batchBody(project string, b, n int, pad string) []byte {
 	base := time.Now().UTC()
-	items := make([]map[string]any, 0, 2*n)
+	out := make([]byte, 0, n*(2*len(pad)+700))
+	out = append(out, `{"batch":[`...)
 	for i := range n {
 		id := fmt.Sprintf("c%08d-%05d", b, i)
 		op := ops[(b+i)%len(ops)]
 		started := base.Add(time.Duration(i) * time.Microsecond)
-		items = append(items,
-			map[string]any{"mode": "start", "req": map[string]any{"start": map[string]any{
-				"project_id": project, "id": id, "trace_id": fmt.Sprintf("t%08d", b), "op_name": "weave:///" + project + "/op/" + op + ":v1",
-				"started_at": started.Format(time.RFC3339Nano), "attributes": map[string]any{"env": "bench"},
-				"inputs": map[string]any{"prompt": pad, "n": i}}}},
-			map[string]any{"mode": "end", "req": map[string]any{"end": map[string]any{
-				"project_id": project, "id": id, "ended_at": started.Add(42 * time.Millisecond).Format(time.RFC3339Nano),
-				"output": map[string]any{"text": pad}, "summary": map[string]any{"usage": map[string]any{"gpt-4o": map[string]any{"prompt_tokens": 10, "completion_tokens": 20, "requests": 1}}}}}})
+		if i > 0 {
+			out = append(out, ',')
+		}
+		out = fmt.Appendf(out, `{"mode":"start","req":{"start":{"project_id":%q,"id":%q,"trace_id":"t%08d",`+
+			`"op_name":"weave:///%s/op/%s:v1","started_at":%q,"attributes":{"env":"bench"},"inputs":{"prompt":%q,"n":%d}}}},`,
+			project, id, b, project, op, started.Format(time.RFC3339Nano), pad, i)
+		out = fmt.Appendf(out, `{"mode":"end","req":{"end":{"project_id":%q,"id":%q,"ended_at":%q,"output":{"text":%q},`+
+			`"summary":{"usage":{"gpt-4o":{"prompt_tokens":10,"completion_tokens":20,"requests":1}}}}}}`,
+			project, id, started.Add(42*time.Millisecond).Format(time.RFC3339Nano), pad)
 	}
-	body, _ := json.Marshal(map[string]any{"batch": items})
-	return body
+	return append(out, "]}"...)
 }
 
 // postRetrying posts body, retrying 429/503 after Retry-After as SDKs do.
