@@ -16,7 +16,7 @@ type Config struct {
 	// MaxQueuedOps is the most call ops waiting to be written; beyond it
 	// Submit answers ErrOverloaded. Default 100000.
 	MaxQueuedOps int `yaml:"max_queued_ops"`
-	// MaxQueuedBytes bounds the approximate payload bytes waiting. Default 256 MiB.
+	// MaxQueuedBytes bounds the approximate payload bytes waiting. Default 64 MiB.
 	MaxQueuedBytes int64 `yaml:"max_queued_bytes"`
 	// MaxBatchOps is the most ops written in one storage transaction.
 	// Default 5000.
@@ -29,7 +29,7 @@ type Config struct {
 
 // DefaultConfig returns the documented defaults.
 func DefaultConfig() Config {
-	return Config{MaxQueuedOps: 100_000, MaxQueuedBytes: 256 << 20, MaxBatchOps: 5000}
+	return Config{MaxQueuedOps: 100_000, MaxQueuedBytes: 64 << 20, MaxBatchOps: 5000}
 }
 
 // Validate reports settings that cannot work.

@@ -22,6 +22,9 @@ import (
 //go:embed migrations/*.sql
 var migrations embed.FS
 
+// memoryLimit is DuckDB's buffer pool budget.
+const memoryLimit = "512MB"
+
 // FileName is the database file inside the data directory.
 const FileName = "weft.duckdb"
 
@@ -66,6 +69,12 @@ func Open(ctx context.Context, dir string, logger *slog.Logger) (*Store, error) 
 	// one. 128 MB keeps restart replay to a few seconds.
 	if _, err := db.ExecContext(ctx, "SET GLOBAL checkpoint_threshold = '128MB'"); err != nil {
 		return nil, errors.Join(fmt.Errorf("configure duckdb: %w", err), db.Close())
+	}
+	// DuckDB's buffer pool defaults to 80% of the machine's memory; a
+	// collector shares its host, so it gets a fixed budget and spills
+	// beyond it.
+	if _, err := db.ExecContext(ctx, "SET GLOBAL memory_limit = '"+memoryLimit+"'"); err != nil {
+		return nil, errors.Join(fmt.Errorf("configure duckdb memory_limit: %w", err), db.Close())
 	}
 	if err := s.migrate(ctx); err != nil {
 		return nil, errors.Join(fmt.Errorf("migrate duckdb %q: %w (close other weft processes using this data dir)", dsn, err), db.Close())
