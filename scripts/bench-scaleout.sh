@@ -9,7 +9,15 @@ cd "$(dirname "$0")/.."
 PROCESSORS="${1:-1}"
 CALLS="${2:-100000}"
 WORK="$(mktemp -d)"
-trap 'kill $(jobs -p) 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$WORK"' EXIT
+ROLES=()
+stop() {
+  # Roles first, so processors do not report the broker vanishing.
+  [ "${#ROLES[@]}" -gt 0 ] && kill "${ROLES[@]}" 2>/dev/null && wait "${ROLES[@]}" 2>/dev/null
+  kill $(jobs -p) 2>/dev/null || true
+  wait 2>/dev/null || true
+  rm -rf "$WORK"
+}
+trap stop EXIT
 
 scripts/install-libchdb.sh >/dev/null
 go build -o "$WORK/weft" ./cmd/weft
@@ -24,10 +32,13 @@ DSN="$(sed -n 's/^CLICKHOUSE=//p' "$WORK/stack.out")/weft"
 KEY="$("$WORK/weft" keys create --clickhouse-dsn "$DSN" --entity bench | tail -n 1)"
 common=(--kafka-brokers "$KAFKA" --clickhouse-dsn "$DSN" --otlp-grpc-listen "" --log-level warn)
 "$WORK/weft" serve --roles ingest --listen 127.0.0.1:16345 --data-dir "$WORK/ingest" "${common[@]}" > /dev/null &
+ROLES+=($!)
 for i in $(seq "$PROCESSORS"); do
   "$WORK/weft" serve --roles process --listen "127.0.0.1:1635$i" --data-dir "$WORK/process$i" "${common[@]}" > /dev/null &
+  ROLES+=($!)
 done
 "$WORK/weft" serve --roles query --listen 127.0.0.1:16347 --data-dir "$WORK/query" "${common[@]}" > /dev/null &
+ROLES+=($!)
 for port in 16345 16347; do
   for _ in $(seq 100); do curl -sf "http://127.0.0.1:$port/health" > /dev/null && break; sleep 0.2; done
 done
