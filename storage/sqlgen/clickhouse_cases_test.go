@@ -8,14 +8,13 @@ import (
 	"github.com/weftdev/weft/storage"
 )
 
-// The id cases below are the tables of the DuckDB tests named in each
-// function's comment, copied verbatim: the same queries over the same
-// fixtures must return the same ids on ClickHouse. TestClickHouseCases
-// also runs them on DuckDB, so a table that drifts from its original
-// fails there first.
+// The id cases below are the tables of the tests named in each function's
+// comment, which run them on DuckDB; TestClickHouseCases runs the same
+// queries over the same fixtures on ClickHouse, where they must return the
+// same ids.
 
-// chOperatorsCases is the table of TestOperators (calls_query_test.go).
-func chOperatorsCases() []idCase {
+// operatorsCases is the table of TestOperators (calls_query_test.go).
+func operatorsCases() []idCase {
 	return []idCase{
 		{name: "eq plain column", where: eqq("op_name", `"`+opPredictV1+`"`), want: []string{"c01", "c05"}},
 		{name: "eq literal first", where: `{"$eq":[{"$literal":"plain_op"},{"$getField":"op_name"}]}`, want: []string{"c08", "c04"}, unordered: true},
@@ -49,8 +48,8 @@ func chOperatorsCases() []idCase {
 	}
 }
 
-// chCallsFilterCases is the table of TestCallsFilter (filter_test.go).
-func chCallsFilterCases() []idCase {
+// callsFilterCases is the table of TestCallsFilter (filter_test.go).
+func callsFilterCases() []idCase {
 	return []idCase{
 		{name: "no filter shows visible calls of the project", want: []string{"c01", "c08", "c02", "c03", "c04", "c05"}},
 		{name: "op_names exact", filter: storage.CallsFilter{OpNames: []string{opPredictV2, "plain_op"}}, want: []string{"c08", "c02", "c04"}},
@@ -75,8 +74,8 @@ func chCallsFilterCases() []idCase {
 	}
 }
 
-// chSortCases is the table of TestSort (sort_test.go).
-func chSortCases() []idCase {
+// sortCases is the table of TestSort (sort_test.go).
+func sortCases() []idCase {
 	all := []string{"c01", "c02", "c03", "c04", "c05", "c08"}
 	return []idCase{
 		{name: "default started_at then id", want: []string{"c01", "c08", "c02", "c03", "c04", "c05"}},
@@ -99,8 +98,8 @@ func chSortCases() []idCase {
 	}
 }
 
-// chDynamicFieldsCases is the table of TestDynamicFields (fields_test.go).
-func chDynamicFieldsCases() []idCase {
+// dynamicFieldsCases is the table of TestDynamicFields (fields_test.go).
+func dynamicFieldsCases() []idCase {
 	return []idCase{
 		{name: "string value", where: eqq("inputs.model", `"gpt-4"`), want: []string{"c01"}},
 		{name: "string that looks numeric stays as written", where: eqq("inputs.s", `"5.0"`), want: []string{"c01"}},
@@ -140,8 +139,8 @@ func chDynamicFieldsCases() []idCase {
 	}
 }
 
-// chSpecialFieldsCases is the table of TestSpecialFields (fields_test.go).
-func chSpecialFieldsCases() []idCase {
+// specialFieldsCases is the table of TestSpecialFields (fields_test.go).
+func specialFieldsCases() []idCase {
 	return []idCase{
 		{name: "status error", where: eqq("summary.weave.status", `"error"`), want: []string{"c04"}},
 		{name: "status descendant_error", where: eqq("summary.weave.status", `"descendant_error"`), want: []string{"c02"}},
@@ -156,8 +155,8 @@ func chSpecialFieldsCases() []idCase {
 	}
 }
 
-// chDatetimeAndNullsCases is the table of TestDatetimeAndNulls (fields_test.go).
-func chDatetimeAndNullsCases() []idCase {
+// datetimeAndNullsCases is the table of TestDatetimeAndNulls (fields_test.go).
+func datetimeAndNullsCases() []idCase {
 	unix := func(d time.Duration) string { return fmt.Sprint(at(d).Unix()) }
 	return []idCase{
 		{name: "unix seconds", where: `{"$gt":[{"$getField":"started_at"},{"$literal":` + unix(150*time.Second) + `}]}`, want: []string{"c03", "c04", "c05"}},
@@ -180,8 +179,8 @@ func chDatetimeAndNullsCases() []idCase {
 	}
 }
 
-// chFeedbackFieldsCases is the table of TestFeedbackFields (fields_test.go).
-func chFeedbackFieldsCases() []idCase {
+// feedbackFieldsCases is the table of TestFeedbackFields (fields_test.go).
+func feedbackFieldsCases() []idCase {
 	return []idCase{
 		{name: "first row of a type", where: eqq("feedback.[wandb.reaction.1].payload.alias", `":thumbs_down:"`), want: []string{"c02"}},
 		{name: "later rows do not match", where: eqq("feedback.[wandb.reaction.1].payload.alias", `":tada:"`), want: nil},
@@ -198,13 +197,13 @@ func chFeedbackFieldsCases() []idCase {
 // chCaseGroups lists every copied table by the DuckDB test it mirrors.
 func chCaseGroups() map[string][]idCase {
 	return map[string][]idCase{
-		"Operators":        chOperatorsCases(),
-		"CallsFilter":      chCallsFilterCases(),
-		"Sort":             chSortCases(),
-		"DynamicFields":    chDynamicFieldsCases(),
-		"SpecialFields":    chSpecialFieldsCases(),
-		"DatetimeAndNulls": chDatetimeAndNullsCases(),
-		"FeedbackFields":   chFeedbackFieldsCases(),
+		"Operators":        operatorsCases(),
+		"CallsFilter":      callsFilterCases(),
+		"Sort":             sortCases(),
+		"DynamicFields":    dynamicFieldsCases(),
+		"SpecialFields":    specialFieldsCases(),
+		"DatetimeAndNulls": datetimeAndNullsCases(),
+		"FeedbackFields":   feedbackFieldsCases(),
 	}
 }
 
