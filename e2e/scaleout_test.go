@@ -67,6 +67,17 @@ func devstackStoppable(t *testing.T) (kafka, clickhouse string, stop func()) {
 	return kafka, clickhouse, stop
 }
 
+// createKey makes a key for entity acme in ClickHouse with the CLI.
+func createKey(t *testing.T, dsn string) string {
+	t.Helper()
+	out, err := exec.Command(binary(t), "keys", "create", "--clickhouse-dsn", dsn, "--entity", "acme").CombinedOutput()
+	if err != nil {
+		t.Fatalf("keys create: %v\n%s", err, out)
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	return lines[len(lines)-1]
+}
+
 // startRole runs `weft serve` with the given roles against the stack.
 func startRole(t *testing.T, roles, kafka, dsn string) *process {
 	t.Helper()
@@ -85,12 +96,7 @@ func startRole(t *testing.T, roles, kafka, dsn string) *process {
 func TestScaleOutRoles(t *testing.T) {
 	kafka, ch, stopStack := devstackStoppable(t)
 	dsn := ch + "/weft"
-	out, err := exec.Command(binary(t), "keys", "create", "--clickhouse-dsn", dsn, "--entity", "acme").CombinedOutput()
-	if err != nil {
-		t.Fatalf("keys create: %v\n%s", err, out)
-	}
-	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
-	key := lines[len(lines)-1]
+	key := createKey(t, dsn)
 	ingest := startRole(t, "ingest", kafka, dsn)
 	startRole(t, "process", kafka, dsn)
 	query := startRole(t, "query", kafka, dsn)
@@ -186,12 +192,7 @@ func sendSpans(t *testing.T, base, key string, n int) {
 func TestScaleOutProcessorKilledAndRebalanced(t *testing.T) {
 	kafka, ch := devstack(t)
 	dsn := ch + "/weft"
-	out, err := exec.Command(binary(t), "keys", "create", "--clickhouse-dsn", dsn, "--entity", "acme").CombinedOutput()
-	if err != nil {
-		t.Fatalf("keys create: %v\n%s", err, out)
-	}
-	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
-	key := lines[len(lines)-1]
+	key := createKey(t, dsn)
 	ingest := startRole(t, "ingest", kafka, dsn)
 	doomed := startRole(t, "process", kafka, dsn)
 	startRole(t, "process", kafka, dsn)
