@@ -149,6 +149,9 @@ func (s *Server) Serve(ctx context.Context) error {
 		go func() { errCh <- s.grpcSrv.Serve(s.grpcLn) }()
 	}
 	s.startProcessor()
+	retentionCtx, stopRetention := context.WithCancel(ctx)
+	defer stopRetention()
+	s.startRetention(retentionCtx)
 	s.logger.Info("weft listening", "http", s.Addr(), "roles", s.cfg.Roles)
 	var serveErr error
 	select {

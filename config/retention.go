@@ -6,9 +6,9 @@ import (
 	"time"
 )
 
-// Retention says how long calls are kept, per project. It applies to the
-// ClickHouse store, which expires calls with a TTL on expire_at; the
-// embedded store keeps everything.
+// Retention says how long calls are kept, per project, counted from their
+// start. ClickHouse expires them with a TTL on expire_at; the embedded
+// store deletes them every ten minutes.
 type Retention struct {
 	// Default applies to projects not listed; 0 keeps calls forever.
 	Default time.Duration `yaml:"default"`
