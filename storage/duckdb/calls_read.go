@@ -79,7 +79,7 @@ func (s *Store) queryPage(ctx context.Context, db queryer, q storage.CallsQuery,
 		return 0, false
 	}
 	defer rows.Close()
-	sc, err := newCallScanner(rows)
+	sc, err := newCallScanner(rows, s.dumps)
 	if err != nil {
 		yield(storage.StoredCall{}, err)
 		return 0, false
@@ -135,16 +135,17 @@ func (s *Store) CountCalls(ctx context.Context, q storage.CallsQuery, limit int6
 type callScanner struct {
 	dest   []any
 	assign []func(*storage.StoredCall)
+	err    error // set by an assign that could not restore its value
 }
 
-func newCallScanner(rows *sql.Rows) (*callScanner, error) {
+func newCallScanner(rows *sql.Rows, dumps *dumpCodec) (*callScanner, error) {
 	cols, err := rows.Columns()
 	if err != nil {
 		return nil, err
 	}
 	sc := &callScanner{}
 	for _, name := range cols {
-		d, a := columnTarget(name)
+		d, a := columnTarget(name, dumps, &sc.err)
 		sc.dest = append(sc.dest, d)
 		sc.assign = append(sc.assign, a)
 	}
@@ -161,11 +162,20 @@ func (sc *callScanner) scan(rows *sql.Rows) (storage.StoredCall, error) {
 			a(&c)
 		}
 	}
-	return c, nil
+	return c, sc.err
 }
 
-// columnTarget returns where a column scans to and how it lands in a call.
-func columnTarget(name string) (any, func(*storage.StoredCall)) {
+// columnTarget returns where a column scans to and how it lands in a call;
+// a value that cannot be restored sets *errp.
+func columnTarget(name string, dumps *dumpCodec, errp *error) (any, func(*storage.StoredCall)) {
+	if name == "otel_dump" {
+		v := new(sql.NullString)
+		return v, func(c *storage.StoredCall) {
+			if v.Valid {
+				c.OtelDump, *errp = dumps.unpack(v.String)
+			}
+		}
+	}
 	if f, ok := stringColumns[name]; ok {
 		v := new(sql.NullString)
 		return v, func(c *storage.StoredCall) { *f(c) = v.String }
@@ -216,7 +226,6 @@ var jsonColumns = map[string]func(*storage.StoredCall) *json.RawMessage{
 	"inputs":     func(c *storage.StoredCall) *json.RawMessage { return &c.Inputs },
 	"output":     func(c *storage.StoredCall) *json.RawMessage { return &c.Output },
 	"summary":    func(c *storage.StoredCall) *json.RawMessage { return &c.Summary },
-	"otel_dump":  func(c *storage.StoredCall) *json.RawMessage { return &c.OtelDump },
 }
 
 var int64Columns = map[string]func(*storage.StoredCall) **int64{

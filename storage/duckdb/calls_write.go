@@ -148,10 +148,10 @@ func (s *Store) appendParts(conn *sql.Conn, ops []storage.CallOp) error {
 		}
 	}
 	err := conn.Raw(func(dc any) error {
-		if err := insertFresh(dc.(driver.Conn), fresh); err != nil {
+		if err := s.insertFresh(dc.(driver.Conn), fresh); err != nil {
 			return err
 		}
-		return mergeKnown(dc.(driver.Conn), known)
+		return s.mergeKnown(dc.(driver.Conn), known)
 	})
 	if err != nil {
 		return err
@@ -162,7 +162,7 @@ func (s *Store) appendParts(conn *sql.Conn, ops []storage.CallOp) error {
 	return nil
 }
 
-func insertFresh(dc driver.Conn, ops []storage.CallOp) error {
+func (s *Store) insertFresh(dc driver.Conn, ops []storage.CallOp) error {
 	if len(ops) == 0 {
 		return nil
 	}
@@ -170,10 +170,10 @@ func insertFresh(dc driver.Conn, ops []storage.CallOp) error {
 	if err != nil {
 		return fmt.Errorf("calls appender: %w", err)
 	}
-	return appendAll(app, ops, "insert calls")
+	return s.appendAll(app, ops, "insert calls")
 }
 
-func mergeKnown(dc driver.Conn, ops []storage.CallOp) error {
+func (s *Store) mergeKnown(dc driver.Conn, ops []storage.CallOp) error {
 	if len(ops) == 0 {
 		return nil
 	}
@@ -185,12 +185,12 @@ func mergeKnown(dc driver.Conn, ops []storage.CallOp) error {
 	if err != nil {
 		return fmt.Errorf("calls merge appender: %w", err)
 	}
-	return appendAll(app, ops, "merge calls")
+	return s.appendAll(app, ops, "merge calls")
 }
 
-func appendAll(app *duckdbdriver.Appender, ops []storage.CallOp, what string) error {
+func (s *Store) appendAll(app *duckdbdriver.Appender, ops []storage.CallOp, what string) error {
 	for _, op := range ops {
-		if err := app.AppendRow(partRow(op.Part)...); err != nil {
+		if err := app.AppendRow(s.partRow(op.Part)...); err != nil {
 			_ = app.Close()
 			return fmt.Errorf("%s: call %s: %w", what, op.Part.Call.ID, err)
 		}
@@ -201,14 +201,14 @@ func appendAll(app *duckdbdriver.Appender, ops []storage.CallOp, what string) er
 	return nil
 }
 
-func partRow(p *storage.CallPart) []driver.Value {
+func (s *Store) partRow(p *storage.CallPart) []driver.Value {
 	c := &p.Call
 	return []driver.Value{
 		c.ProjectID, c.ID, p.Kind.HasStart(), p.Kind.HasEnd(),
 		nullStr(c.TraceID), nullStr(c.ParentID), nullStr(c.ThreadID), nullStr(c.TurnID),
 		nullStr(c.OpName), nullStr(c.DisplayName),
 		nullTime(c.StartedAt), nullTimePtr(c.EndedAt),
-		nullJSON(c.Attributes), nullJSON(c.Inputs), nullJSON(c.Output), nullJSON(c.Summary), nullJSON(c.OtelDump),
+		nullJSON(c.Attributes), nullJSON(c.Inputs), nullJSON(c.Output), nullJSON(c.Summary), s.dumps.pack(c.OtelDump),
 		nullStrPtr(c.Exception), nullStr(c.WBUserID), nullStr(c.WBRunID), nullInt(c.WBRunStep), nullInt(c.WBRunStepEnd),
 		nullList(c.InputRefs), nullList(c.OutputRefs),
 	}

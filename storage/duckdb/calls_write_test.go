@@ -116,3 +116,37 @@ func TestQueryCallsPagesLongStreams(t *testing.T) {
 		}
 	}
 }
+
+func TestOtelDumpIsStoredCompressedAndReadBack(t *testing.T) {
+	s := openTestStore(t)
+	ctx := context.Background()
+	dump := json.RawMessage(`{"name":"chat","attributes":{"gen_ai.prompt":"` + strings.Repeat("lorem ipsum ", 200) + `"}}`)
+	now := time.Now().UTC()
+	part := storage.CallPart{Kind: storage.PartComplete, Call: storage.Call{ProjectID: "e/p", ID: "s1", TraceID: "t", OpName: "chat",
+		StartedAt: now, EndedAt: &now, OtelDump: dump, Attributes: json.RawMessage(`{}`), Inputs: json.RawMessage(`{}`)}}
+	if _, err := s.WriteCallOps(ctx, []storage.CallOp{{Part: &part}}); err != nil {
+		t.Fatal(err)
+	}
+	// A plain-text dump (as a store written before compression holds) reads too.
+	if _, err := s.db.ExecContext(ctx, `INSERT INTO calls (project_id, id, has_start, has_end, trace_id, op_name, started_at, otel_dump)
+		VALUES ('e/p', 's2', true, false, 't', 'chat', ?, '{"plain":true}')`, now); err != nil {
+		t.Fatal(err)
+	}
+	var stored string
+	if err := s.db.QueryRowContext(ctx, `SELECT otel_dump FROM calls WHERE id = 's1'`).Scan(&stored); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(stored, dumpPrefix) || len(stored) >= len(dump)/2 {
+		t.Fatalf("stored dump is %d bytes for a %d-byte span: %.40s", len(stored), len(dump), stored)
+	}
+	got := map[string]string{}
+	for c, err := range s.QueryCalls(ctx, storage.CallsQuery{ProjectID: "e/p"}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		got[c.ID] = string(c.OtelDump)
+	}
+	if got["s1"] != string(dump) || got["s2"] != `{"plain":true}` {
+		t.Fatalf("dumps read back: %.60q / %q", got["s1"], got["s2"])
+	}
+}

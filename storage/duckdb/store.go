@@ -42,6 +42,8 @@ type Store struct {
 	ownsBlobDir bool
 	// pageSize is how many calls one read query materialises.
 	pageSize int64
+	// dumps compresses raw OTel spans (see dump.go).
+	dumps *dumpCodec
 }
 
 // Open opens (creating if needed) the database in dir and applies pending
@@ -55,7 +57,11 @@ func Open(ctx context.Context, dir string, logger *slog.Logger) (*Store, error) 
 	if err != nil {
 		return nil, fmt.Errorf("open duckdb %q: %w", dsn, err)
 	}
-	s := &Store{db: db, logger: logger, blobDir: filepath.Join(dir, "files"), pageSize: readPageSize}
+	dumps, err := newDumpCodec()
+	if err != nil {
+		return nil, errors.Join(err, db.Close())
+	}
+	s := &Store{db: db, logger: logger, blobDir: filepath.Join(dir, "files"), pageSize: readPageSize, dumps: dumps}
 	if dir == "" {
 		if s.blobDir, err = os.MkdirTemp("", "weft-files-"); err != nil {
 			return nil, errors.Join(err, db.Close())
@@ -91,6 +97,7 @@ func (s *Store) DB() *sql.DB { return s.db }
 // Close closes the database; committed data is in the file and its WAL.
 func (s *Store) Close() error {
 	err := s.db.Close()
+	s.dumps.dec.Close()
 	if s.ownsBlobDir {
 		err = errors.Join(err, os.RemoveAll(s.blobDir))
 	}
