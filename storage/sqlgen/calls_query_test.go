@@ -16,22 +16,20 @@ type idCase struct {
 	unordered bool // compare as sets
 }
 
-func runIDCases(t *testing.T, cases []idCase) {
+// runIDCases runs cases on e, one subtest each.
+func runIDCases(t *testing.T, e engine, cases []idCase) {
 	t.Helper()
-	db := fixtureDB(t)
-	d := NewDuckDB()
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			q := storage.CallsQuery{ProjectID: "e/p", Filter: tc.filter, SortBy: tc.sortBy}
 			if tc.where != "" {
 				q.Where = where(tc.where)
 			}
-			st, err := CallsSelect(d, q)
+			st, err := CallsSelect(e.d, q)
 			if err != nil {
 				t.Fatalf("CallsSelect: %v", err)
 			}
-			got := ids(t, db, st)
-			want := tc.want
+			got, want := e.ids(t, st), tc.want
 			if tc.unordered {
 				got, want = sorted(got), sorted(want)
 			}
@@ -49,7 +47,7 @@ func sorted(s []string) []string {
 }
 
 func TestOperators(t *testing.T) {
-	runIDCases(t, operatorsCases())
+	runIDCases(t, duckDBFixture(t), operatorsCases())
 }
 
 // eqq2 compares an arbitrary operand with a raw JSON literal.

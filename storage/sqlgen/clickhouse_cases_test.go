@@ -210,11 +210,12 @@ func chCaseGroups() map[string][]idCase {
 // TestClickHouseCases runs every copied table on ClickHouse, and on
 // DuckDB as a check that the copies still say what the originals say.
 func TestClickHouseCases(t *testing.T) {
-	conn := chFixtureDB(t)
+	engines := []engine{clickHouseFixture(t), duckDBFixture(t)}
 	for name, cases := range chCaseGroups() {
 		t.Run(name, func(t *testing.T) {
-			t.Run("clickhouse", func(t *testing.T) { runCHIDCases(t, conn, cases) })
-			t.Run("duckdb", func(t *testing.T) { runIDCases(t, cases) })
+			for _, e := range engines {
+				t.Run(e.name, func(t *testing.T) { runIDCases(t, e, cases) })
+			}
 		})
 	}
 }

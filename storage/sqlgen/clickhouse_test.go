@@ -13,7 +13,6 @@ import (
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 
 	"github.com/weftdev/weft/internal/chfront"
-	"github.com/weftdev/weft/storage"
 )
 
 // The ClickHouse tests run the statements of this package on the real
@@ -193,39 +192,6 @@ func duckLike(col string, v reflect.Value) any {
 		return x
 	}
 	return v.Interface()
-}
-
-func chIDs(t testing.TB, conn driver.Conn, st Statement) []string {
-	t.Helper()
-	var out []string
-	for _, r := range chRows(t, conn, st) {
-		out = append(out, r["id"].(string))
-	}
-	return out
-}
-
-// runCHIDCases runs id cases of the DuckDB tests on ClickHouse.
-func runCHIDCases(t *testing.T, conn driver.Conn, cases []idCase) {
-	t.Helper()
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			q := storage.CallsQuery{ProjectID: "e/p", Filter: tc.filter, SortBy: tc.sortBy}
-			if tc.where != "" {
-				q.Where = where(tc.where)
-			}
-			st, err := CallsSelect(NewClickHouse(), q)
-			if err != nil {
-				t.Fatalf("CallsSelect: %v", err)
-			}
-			got, want := chIDs(t, conn, st), tc.want
-			if tc.unordered {
-				got, want = sorted(got), sorted(want)
-			}
-			if !slices.Equal(got, want) {
-				t.Errorf("got %v; want %v\nSQL: %s", got, want, st.SQL)
-			}
-		})
-	}
 }
 
 func TestClickHouseParams(t *testing.T) {

@@ -6,20 +6,24 @@ import (
 	"github.com/weftdev/weft/storage"
 )
 
-func TestCallsCount(t *testing.T) {
-	db := fixtureDB(t)
+func TestCallsCount(t *testing.T) { testCallsCount(t, duckDBFixture(t)) }
+
+// countCase is a count query with its limit and expected answer.
+type countCase struct {
+	name      string
+	q         storage.CallsQuery
+	limit     int64
+	count     int64
+	totalSize any
+}
+
+func countCases() []countCase {
 	fx := map[string]call{}
 	for _, c := range callFixtures() {
 		fx[c.id] = c
 	}
 	t1 := size(fx["c01"]) + size(fx["c02"]) + size(fx["c05"])
-	tests := []struct {
-		name      string
-		q         storage.CallsQuery
-		limit     int64
-		count     int64
-		totalSize any
-	}{
+	return []countCase{
 		{"all visible", storage.CallsQuery{}, 0, 6, nil},
 		{"filter", storage.CallsQuery{Filter: storage.CallsFilter{TraceIDs: []string{"t1"}}}, 0, 3, nil},
 		{"query", storage.CallsQuery{Where: where(eqq("summary.weave.status", `"success"`))}, 0, 3, nil},
@@ -34,19 +38,22 @@ func TestCallsCount(t *testing.T) {
 		{"trace sizes with limit", storage.CallsQuery{Filter: storage.CallsFilter{CallIDs: []string{"c01"}},
 			IncludeTotalStorageSize: true}, 1, 1, t1},
 	}
-	for _, tt := range tests {
+}
+
+func testCallsCount(t *testing.T, e engine) {
+	for _, tt := range countCases() {
 		t.Run(tt.name, func(t *testing.T) {
 			tt.q.ProjectID = "e/p"
-			st, err := CallsCount(NewDuckDB(), tt.q, tt.limit)
+			st, err := CallsCount(e.d, tt.q, tt.limit)
 			if err != nil {
 				t.Fatal(err)
 			}
-			rows := queryRows(t, db, st)
+			rows := e.rows(t, st)
 			if len(rows) != 1 {
 				t.Fatalf("got %d rows; want 1", len(rows))
 			}
 			if got := rows[0]["count"]; got != tt.count {
-				t.Errorf("count = %v; want %d", got, tt.count)
+				t.Errorf("count = %#v; want %d", got, tt.count)
 			}
 			if got := rows[0]["total_storage_size_bytes"]; got != tt.totalSize {
 				t.Errorf("total_storage_size_bytes = %#v; want %#v", got, tt.totalSize)

@@ -166,16 +166,6 @@ func queryRows(t testing.TB, db *sql.DB, st Statement) []map[string]any {
 	return out
 }
 
-// ids runs st and returns the id column in order.
-func ids(t testing.TB, db *sql.DB, st Statement) []string {
-	t.Helper()
-	var out []string
-	for _, r := range queryRows(t, db, st) {
-		out = append(out, r["id"].(string))
-	}
-	return out
-}
-
 // where wraps an operation as a query document.
 func where(op string) []byte { return []byte(`{"$expr":` + op + `}`) }
 

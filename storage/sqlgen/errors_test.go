@@ -54,14 +54,15 @@ func TestQueryErrors(t *testing.T) {
 	}
 }
 
-func TestNullQueryMeansNoQuery(t *testing.T) {
-	db := fixtureDB(t)
+func TestNullQueryMeansNoQuery(t *testing.T) { testNullQuery(t, duckDBFixture(t)) }
+
+func testNullQuery(t *testing.T, e engine) {
 	for _, raw := range []json.RawMessage{nil, json.RawMessage("null")} {
-		st, err := CallsSelect(NewDuckDB(), storage.CallsQuery{ProjectID: "e/p", Where: raw})
+		st, err := CallsSelect(e.d, storage.CallsQuery{ProjectID: "e/p", Where: raw})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := ids(t, db, st); len(got) != 6 {
+		if got := e.ids(t, st); len(got) != 6 {
 			t.Errorf("query %q returned %v; want all 6 visible calls", raw, got)
 		}
 	}

@@ -3,17 +3,17 @@ package sqlgen
 import "testing"
 
 func TestDynamicFields(t *testing.T) {
-	runIDCases(t, dynamicFieldsCases())
+	runIDCases(t, duckDBFixture(t), dynamicFieldsCases())
 }
 
 func TestSpecialFields(t *testing.T) {
-	runIDCases(t, specialFieldsCases())
+	runIDCases(t, duckDBFixture(t), specialFieldsCases())
 }
 
 func TestDatetimeAndNulls(t *testing.T) {
-	runIDCases(t, datetimeAndNullsCases())
+	runIDCases(t, duckDBFixture(t), datetimeAndNullsCases())
 }
 
 func TestFeedbackFields(t *testing.T) {
-	runIDCases(t, feedbackFieldsCases())
+	runIDCases(t, duckDBFixture(t), feedbackFieldsCases())
 }

@@ -10,7 +10,7 @@ import (
 )
 
 func TestCallsFilter(t *testing.T) {
-	runIDCases(t, callsFilterCases())
+	runIDCases(t, duckDBFixture(t), callsFilterCases())
 }
 
 func TestFilterListLimits(t *testing.T) {

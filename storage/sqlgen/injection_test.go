@@ -1,7 +1,6 @@
 package sqlgen
 
 import (
-	"database/sql"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -34,8 +33,8 @@ func hostileQuery() storage.CallsQuery {
 }
 
 // checkBound asserts evil reached st only as an argument, the project id
-// is the first argument and predicate, and the statement runs.
-func checkBound(t *testing.T, db *sql.DB, name string, st Statement) {
+// is the first argument and predicate, and the statement runs on e.
+func checkBound(t *testing.T, e engine, name string, st Statement) {
 	t.Helper()
 	if strings.Contains(st.SQL, "DROP") || strings.Contains(st.SQL, evil) {
 		t.Errorf("%s: user value spliced into SQL: %s", name, st.SQL)
@@ -43,50 +42,52 @@ func checkBound(t *testing.T, db *sql.DB, name string, st Statement) {
 	if len(st.Args) == 0 || st.Args[0] != evil {
 		t.Errorf("%s: first argument is %v; want the project id", name, st.Args)
 	}
-	if !strings.Contains(st.SQL, "project_id = "+NewDuckDB().Param(1, TypeString)) {
+	if !strings.Contains(st.SQL, "project_id = "+e.d.Param(1, TypeString)) {
 		t.Errorf("%s: no project predicate on the first argument", name)
 	}
-	if rows := queryRows(t, db, st); len(rows) > 1 {
+	if rows := e.rows(t, st); len(rows) > 1 {
 		t.Errorf("%s: hostile query matched %d rows", name, len(rows))
 	}
 }
 
 // TestUserValuesAreBound checks that hostile strings reach the database
 // only as arguments, for every statement kind.
-func TestUserValuesAreBound(t *testing.T) {
-	db := fixtureDB(t)
+func TestUserValuesAreBound(t *testing.T) { testUserValuesAreBound(t, duckDBFixture(t)) }
+
+func testUserValuesAreBound(t *testing.T, e engine) {
 	q := hostileQuery()
-	st, err := CallsSelect(NewDuckDB(), q)
+	st, err := CallsSelect(e.d, q)
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkBound(t, db, "select", st)
-	if st, err = CallsCount(NewDuckDB(), q, 7); err != nil {
+	checkBound(t, e, "select", st)
+	if st, err = CallsCount(e.d, q, 7); err != nil {
 		t.Fatal(err)
 	}
-	checkBound(t, db, "count", st)
+	checkBound(t, e, "count", st)
 	now := time.Now()
-	if st, err = ThreadsSelect(NewDuckDB(), ThreadsQuery{ProjectID: evil, ThreadIDs: []string{evil},
+	if st, err = ThreadsSelect(e.d, ThreadsQuery{ProjectID: evil, ThreadIDs: []string{evil},
 		AfterDatetime: &now, Limit: 3}); err != nil {
 		t.Fatal(err)
 	}
-	checkBound(t, db, "threads", st)
-	var n int
-	if err := db.QueryRow("SELECT count(*) FROM calls").Scan(&n); err != nil || n != len(callFixtures()) {
-		t.Fatalf("calls table damaged: %d rows, %v", n, err)
+	checkBound(t, e, "threads", st)
+	rows := e.rows(t, Statement{SQL: "SELECT count(*) AS n FROM calls"})
+	if n := rows[0]["n"]; n != int64(len(callFixtures())) {
+		t.Fatalf("calls table damaged: %#v rows", n)
 	}
 }
 
 // TestProjectScope checks that the same query on another project sees only
 // that project's rows.
-func TestProjectScope(t *testing.T) {
-	db := fixtureDB(t)
-	st, err := CallsSelect(NewDuckDB(), storage.CallsQuery{ProjectID: "e/other",
+func TestProjectScope(t *testing.T) { testProjectScope(t, duckDBFixture(t)) }
+
+func testProjectScope(t *testing.T, e engine) {
+	st, err := CallsSelect(e.d, storage.CallsQuery{ProjectID: "e/other",
 		Where: where(eqq("inputs.n", "5"))})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := ids(t, db, st); len(got) != 1 || got[0] != "x01" {
+	if got := e.ids(t, st); len(got) != 1 || got[0] != "x01" {
 		t.Errorf("e/other sees %v; want [x01]", got)
 	}
 }

@@ -8,36 +8,50 @@ import (
 	"github.com/weftdev/weft/storage"
 )
 
-func TestLimitOffset(t *testing.T) {
-	db := fixtureDB(t)
-	tests := []struct {
-		limit, offset int64
-		want          []string
-	}{
-		{2, 0, []string{"c01", "c08"}},
-		{2, 2, []string{"c02", "c03"}},
-		{0, 4, []string{"c04", "c05"}},
-		{-1, -1, []string{"c01", "c08", "c02", "c03", "c04", "c05"}},
-		{10, 6, nil},
-	}
+func TestLimitOffset(t *testing.T)   { testLimitOffset(t, duckDBFixture(t), nil) }
+func TestSelectColumns(t *testing.T) { testSelectColumns(t, duckDBFixture(t)) }
+func TestProjection(t *testing.T)    { testProjection(t, duckDBFixture(t)) }
+func TestStorageSizes(t *testing.T)  { testStorageSizes(t, duckDBFixture(t)) }
+
+// pageCase is one page of the visible e/p calls. A non-nil sortBy marks a
+// page whose order is not specified, so it is compared as a set.
+type pageCase struct {
+	limit, offset int64
+	sortBy        []storage.SortBy
+	want          []string
+}
+
+// testLimitOffset checks the default-order pages on e, then extra, the
+// pages only some engines promise.
+func testLimitOffset(t *testing.T, e engine, extra []pageCase) {
+	tests := append([]pageCase{
+		{2, 0, nil, []string{"c01", "c08"}},
+		{2, 2, nil, []string{"c02", "c03"}},
+		{0, 4, nil, []string{"c04", "c05"}},
+		{-1, -1, nil, []string{"c01", "c08", "c02", "c03", "c04", "c05"}},
+		{10, 6, nil, nil},
+	}, extra...)
 	for _, tt := range tests {
-		st, err := CallsSelect(NewDuckDB(), storage.CallsQuery{ProjectID: "e/p", Limit: tt.limit, Offset: tt.offset})
+		st, err := CallsSelect(e.d, storage.CallsQuery{ProjectID: "e/p", Limit: tt.limit, Offset: tt.offset, SortBy: tt.sortBy})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := ids(t, db, st); !slices.Equal(got, tt.want) {
-			t.Errorf("limit %d offset %d: got %v; want %v", tt.limit, tt.offset, got, tt.want)
+		got := e.ids(t, st)
+		if tt.sortBy != nil {
+			got = sorted(got)
+		}
+		if !slices.Equal(got, tt.want) {
+			t.Errorf("limit %d offset %d sort %v: got %v; want %v", tt.limit, tt.offset, tt.sortBy, got, tt.want)
 		}
 	}
 }
 
-func TestSelectColumns(t *testing.T) {
-	db := fixtureDB(t)
-	st, err := CallsSelect(NewDuckDB(), storage.CallsQuery{ProjectID: "e/p", Filter: storage.CallsFilter{CallIDs: []string{"c01"}}})
+func testSelectColumns(t *testing.T, e engine) {
+	st, err := CallsSelect(e.d, storage.CallsQuery{ProjectID: "e/p", Filter: storage.CallsFilter{CallIDs: []string{"c01"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	rows := queryRows(t, db, st)
+	rows := e.rows(t, st)
 	if len(rows) != 1 {
 		t.Fatalf("got %d rows", len(rows))
 	}
@@ -59,13 +73,16 @@ func TestSelectColumns(t *testing.T) {
 	}
 }
 
-func TestProjection(t *testing.T) {
-	db := fixtureDB(t)
-	tests := []struct {
-		name       string
-		q          storage.CallsQuery
-		kept, null []string
-	}{
+// projectionCase names the columns a projection must select (kept) and
+// leave NULL (null).
+type projectionCase struct {
+	name       string
+	q          storage.CallsQuery
+	kept, null []string
+}
+
+func projectionCases() []projectionCase {
+	return []projectionCase{
 		{"dotted and dump names", storage.CallsQuery{Columns: []string{"inputs.model", "output_dump"}},
 			[]string{"id", "trace_id", "project_id", "op_name", "started_at", "inputs", "output"},
 			[]string{"attributes", "summary", "otel_dump", "ended_at", "display_name", "thread_id", "wb_user_id"}},
@@ -78,15 +95,18 @@ func TestProjection(t *testing.T) {
 		{"nil means all", storage.CallsQuery{},
 			[]string{"inputs", "output", "summary", "attributes", "display_name"}, nil},
 	}
-	for _, tt := range tests {
+}
+
+func testProjection(t *testing.T, e engine) {
+	for _, tt := range projectionCases() {
 		t.Run(tt.name, func(t *testing.T) {
 			tt.q.ProjectID = "e/p"
 			tt.q.Filter.CallIDs = []string{"c01"}
-			st, err := CallsSelect(NewDuckDB(), tt.q)
+			st, err := CallsSelect(e.d, tt.q)
 			if err != nil {
 				t.Fatal(err)
 			}
-			r := queryRows(t, db, st)[0]
+			r := e.rows(t, st)[0]
 			for _, c := range tt.kept {
 				if r[c] == nil {
 					t.Errorf("%s is NULL; want it selected", c)
@@ -107,14 +127,13 @@ func size(c call) int64 {
 	return int64(len(c.attributes) + len(c.inputs) + len(c.output) + len(c.summary))
 }
 
-func TestStorageSizes(t *testing.T) {
-	db := fixtureDB(t)
+func testStorageSizes(t *testing.T, e engine) {
 	fx := map[string]call{}
 	for _, c := range callFixtures() {
 		fx[c.id] = c
 	}
 	q := storage.CallsQuery{ProjectID: "e/p", IncludeStorageSize: true, IncludeTotalStorageSize: true, Limit: 4}
-	st, err := CallsSelect(NewDuckDB(), q)
+	st, err := CallsSelect(e.d, q)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,7 +144,7 @@ func TestStorageSizes(t *testing.T) {
 		"c02": {size(fx["c02"]), nil},
 		"c03": {size(fx["c03"]), size(fx["c03"])},
 	}
-	rows := queryRows(t, db, st)
+	rows := e.rows(t, st)
 	if len(rows) != 4 {
 		t.Fatalf("got %d rows; want 4", len(rows))
 	}

@@ -15,5 +15,5 @@ func sortBy(pairs ...string) []storage.SortBy {
 }
 
 func TestSort(t *testing.T) {
-	runIDCases(t, sortCases())
+	runIDCases(t, duckDBFixture(t), sortCases())
 }

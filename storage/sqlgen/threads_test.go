@@ -37,14 +37,15 @@ func threadFixtures() []call {
 	}
 }
 
-func TestThreadsRow(t *testing.T) {
-	db := openDB(t)
-	insertCalls(t, db, threadFixtures())
-	st, err := ThreadsSelect(NewDuckDB(), ThreadsQuery{ProjectID: "e/t"})
+func TestThreadsRow(t *testing.T)   { testThreadsRow(t, duckDBThreads(t)) }
+func TestThreadsQuery(t *testing.T) { testThreadsQuery(t, duckDBThreads(t)) }
+
+func testThreadsRow(t *testing.T, e engine) {
+	st, err := ThreadsSelect(e.d, ThreadsQuery{ProjectID: "e/t"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	rows := queryRows(t, db, st)
+	rows := e.rows(t, st)
 	if len(rows) != 2 {
 		t.Fatalf("got %d threads; want th3 and th1", len(rows))
 	}
@@ -72,9 +73,7 @@ func TestThreadsRow(t *testing.T) {
 	}
 }
 
-func TestThreadsQuery(t *testing.T) {
-	db := openDB(t)
-	insertCalls(t, db, threadFixtures())
+func testThreadsQuery(t *testing.T, e engine) {
 	after, before := at(6*time.Minute), at(8*time.Minute+30*time.Second)
 	tests := []struct {
 		name string
@@ -100,12 +99,12 @@ func TestThreadsQuery(t *testing.T) {
 			if tt.q.ProjectID == "" {
 				tt.q.ProjectID = "e/t"
 			}
-			st, err := ThreadsSelect(NewDuckDB(), tt.q)
+			st, err := ThreadsSelect(e.d, tt.q)
 			if err != nil {
 				t.Fatal(err)
 			}
 			var got []string
-			for _, r := range queryRows(t, db, st) {
+			for _, r := range e.rows(t, st) {
 				got = append(got, r["thread_id"].(string))
 			}
 			if !slices.Equal(got, tt.want) {
