@@ -30,24 +30,8 @@ func New(calls CallReader, extras CallExtras, maxBodyBytes int64, logger *slog.L
 
 // Register adds the read routes to mux; wrap is applied to every handler.
 func (a *API) Register(mux *http.ServeMux, wrap func(http.Handler) http.Handler) {
-	mux.Handle("POST /call/read", wrap(a.json(a.callRead)))
-	mux.Handle("POST /calls/query_stats", wrap(a.json(a.callsQueryStats)))
-	mux.Handle("POST /calls/query", wrap(a.json(a.callsQuery)))
+	mux.Handle("POST /call/read", wrap(httpapi.JSON(a.logger, a.maxBytes, a.callRead)))
+	mux.Handle("POST /calls/query_stats", wrap(httpapi.JSON(a.logger, a.maxBytes, a.callsQueryStats)))
+	mux.Handle("POST /calls/query", wrap(httpapi.JSON(a.logger, a.maxBytes, a.callsQuery)))
 	mux.Handle("POST /calls/stream_query", wrap(http.HandlerFunc(a.callsStreamQuery)))
-}
-
-type jsonHandler func(r *http.Request, body []byte) (any, error)
-
-func (a *API) json(h jsonHandler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, err := httpapi.ReadBody(r, a.maxBytes)
-		if err == nil {
-			var res any
-			if res, err = h(r, body); err == nil {
-				httpapi.WriteJSON(w, http.StatusOK, res)
-				return
-			}
-		}
-		httpapi.WriteError(w, r, a.logger, err)
-	})
 }

@@ -37,12 +37,12 @@ func NewCostsAPI(store storage.CostStore, maxBodyBytes int64, logger *slog.Logge
 
 // Register adds the cost routes to mux; wrap is applied to every handler.
 func (a *CostsAPI) Register(mux *http.ServeMux, wrap func(http.Handler) http.Handler) {
-	for pattern, h := range map[string]jsonHandler{
+	for pattern, h := range map[string]httpapi.BodyHandler{
 		"POST /cost/create": a.create,
 		"POST /cost/query":  a.query,
 		"POST /cost/purge":  a.purge,
 	} {
-		mux.Handle(pattern, wrap(jsonEndpoint(a.logger, a.maxBytes, h)))
+		mux.Handle(pattern, wrap(httpapi.JSON(a.logger, a.maxBytes, h)))
 	}
 }
 

@@ -40,14 +40,14 @@ func NewFeedbackAPI(store storage.FeedbackStore, maxBodyBytes int64, logger *slo
 
 // Register adds the feedback routes to mux; wrap is applied to every handler.
 func (a *FeedbackAPI) Register(mux *http.ServeMux, wrap func(http.Handler) http.Handler) {
-	for pattern, h := range map[string]jsonHandler{
+	for pattern, h := range map[string]httpapi.BodyHandler{
 		"POST /feedback/create":       a.create,
 		"POST /feedback/batch/create": a.batchCreate,
 		"POST /feedback/query":        a.query,
 		"POST /feedback/purge":        a.purge,
 		"POST /feedback/replace":      a.replace,
 	} {
-		mux.Handle(pattern, wrap(jsonEndpoint(a.logger, a.maxBytes, h)))
+		mux.Handle(pattern, wrap(httpapi.JSON(a.logger, a.maxBytes, h)))
 	}
 }
 

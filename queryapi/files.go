@@ -40,7 +40,7 @@ func NewFilesAPI(files storage.FileStore, maxFileBytes, maxBodyBytes int64, logg
 // singular, the Python SDK the plural.
 func (a *FilesAPI) Register(mux *http.ServeMux, wrap func(http.Handler) http.Handler) {
 	create, content := http.HandlerFunc(a.create), http.HandlerFunc(a.content)
-	stats := jsonEndpoint(a.logger, a.maxBodyBytes, a.stats)
+	stats := httpapi.JSON(a.logger, a.maxBodyBytes, a.stats)
 	for pattern, h := range map[string]http.Handler{
 		"POST /file/create": create, "POST /files/create": create,
 		"POST /file/content": content, "POST /files/content": content,
@@ -48,21 +48,6 @@ func (a *FilesAPI) Register(mux *http.ServeMux, wrap func(http.Handler) http.Han
 	} {
 		mux.Handle(pattern, wrap(h))
 	}
-}
-
-// jsonEndpoint serves h with a bounded JSON body and a JSON answer.
-func jsonEndpoint(logger *slog.Logger, maxBytes int64, h jsonHandler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, err := httpapi.ReadBody(r, maxBytes)
-		if err == nil {
-			var res any
-			if res, err = h(r, body); err == nil {
-				httpapi.WriteJSON(w, http.StatusOK, res)
-				return
-			}
-		}
-		httpapi.WriteError(w, r, logger, err)
-	})
 }
 
 func (a *FilesAPI) create(w http.ResponseWriter, r *http.Request) {

@@ -27,7 +27,7 @@ func NewObjectsAPI(store storage.ObjectStore, maxBodyBytes int64, logger *slog.L
 // Register adds the objects, labels and refs routes to mux; wrap is
 // applied to every handler.
 func (a *ObjectsAPI) Register(mux *http.ServeMux, wrap func(http.Handler) http.Handler) {
-	for pattern, h := range map[string]jsonHandler{
+	for pattern, h := range map[string]httpapi.BodyHandler{
 		"POST /obj/create":      a.create,
 		"POST /obj/read":        a.read,
 		"POST /obj/delete":      a.delete,
@@ -40,7 +40,7 @@ func (a *ObjectsAPI) Register(mux *http.ServeMux, wrap func(http.Handler) http.H
 		"PUT /objs/{object_id}/aliases":                        a.setAliases,
 		"POST /objs/{object_id}/aliases/remove":                a.removeAliases,
 	} {
-		mux.Handle(pattern, wrap(jsonEndpoint(a.logger, a.maxBytes, h)))
+		mux.Handle(pattern, wrap(httpapi.JSON(a.logger, a.maxBytes, h)))
 	}
 }
 

@@ -25,7 +25,7 @@ func NewTablesAPI(store storage.TableStore, maxBodyBytes int64, logger *slog.Log
 
 // Register adds the tables routes to mux; wrap is applied to every handler.
 func (a *TablesAPI) Register(mux *http.ServeMux, wrap func(http.Handler) http.Handler) {
-	for pattern, h := range map[string]jsonHandler{
+	for pattern, h := range map[string]httpapi.BodyHandler{
 		"POST /table/create":              a.create,
 		"POST /table/update":              a.update,
 		"POST /table/create_from_digests": a.createFromDigests,
@@ -33,7 +33,7 @@ func (a *TablesAPI) Register(mux *http.ServeMux, wrap func(http.Handler) http.Ha
 		"POST /table/query_stats":         a.stats,
 		"POST /table/query_stats_batch":   a.statsBatch,
 	} {
-		mux.Handle(pattern, wrap(jsonEndpoint(a.logger, a.maxBytes, h)))
+		mux.Handle(pattern, wrap(httpapi.JSON(a.logger, a.maxBytes, h)))
 	}
 	mux.Handle("POST /table/query_stream", wrap(http.HandlerFunc(a.queryStream)))
 }

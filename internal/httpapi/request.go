@@ -88,3 +88,23 @@ func Authorize(ctx context.Context, projectID string, need auth.Access) (auth.Pr
 	}
 	return p, p.Authorize(projectID, need)
 }
+
+// BodyHandler answers a request from its decoded-enough body: a value to
+// send as JSON, or an error to map to a status.
+type BodyHandler func(r *http.Request, body []byte) (any, error)
+
+// JSON serves h: it reads the bounded body, calls h, and answers 200 with
+// the result as JSON or the error in the Weave shape.
+func JSON(logger *slog.Logger, maxBytes int64, h BodyHandler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, err := ReadBody(r, maxBytes)
+		if err == nil {
+			var res any
+			if res, err = h(r, body); err == nil {
+				WriteJSON(w, http.StatusOK, res)
+				return
+			}
+		}
+		WriteError(w, r, logger, err)
+	})
+}

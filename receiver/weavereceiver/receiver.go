@@ -40,7 +40,7 @@ func New(sub pipeline.Submitter, extract wire.RefExtractor, maxBodyBytes int64, 
 // Register adds the write routes to mux; wrap is applied to every handler
 // (authentication).
 func (rc *Receiver) Register(mux *http.ServeMux, wrap func(http.Handler) http.Handler) {
-	routes := map[string]handlerFunc{
+	routes := map[string]httpapi.BodyHandler{
 		"POST /call/start":                           rc.callStart,
 		"POST /call/end":                             rc.callEnd,
 		"POST /call/upsert_batch":                    rc.upsertBatch,
@@ -51,24 +51,8 @@ func (rc *Receiver) Register(mux *http.ServeMux, wrap func(http.Handler) http.Ha
 		"POST /calls/delete":                         rc.callsDelete,
 	}
 	for pattern, h := range routes {
-		mux.Handle(pattern, wrap(rc.serve(h)))
+		mux.Handle(pattern, wrap(httpapi.JSON(rc.logger, rc.maxBytes, h)))
 	}
-}
-
-type handlerFunc func(r *http.Request, body []byte) (any, error)
-
-func (rc *Receiver) serve(h handlerFunc) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, err := httpapi.ReadBody(r, rc.maxBytes)
-		if err == nil {
-			var res any
-			if res, err = h(r, body); err == nil {
-				httpapi.WriteJSON(w, http.StatusOK, res)
-				return
-			}
-		}
-		httpapi.WriteError(w, r, rc.logger, err)
-	})
 }
 
 // authorizer checks each distinct project of a request once.
