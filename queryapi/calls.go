@@ -1,14 +1,12 @@
 package queryapi
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"iter"
 	"net/http"
-	"time"
 
 	"github.com/weftdev/weft/auth"
 	"github.com/weftdev/weft/internal/httpapi"
@@ -151,51 +149,23 @@ func callerCanRead(ctx context.Context) func(string) bool {
 	return func(projectID string) bool { return ok && p.Authorize(projectID, auth.Read) == nil }
 }
 
-// errClientGone stops a stream whose client stopped reading.
+// errClientGone stops reading calls once the stream's writer gave up.
 var errClientGone = errors.New("client went away")
 
-// streamCalls writes one JSON line per call as rows are produced. An error
-// before the first row is answered normally; after it, the connection is
-// aborted so the client sees a broken stream, never a silently short one.
+// streamCalls writes one JSON line per call as rows are produced, through
+// the same writer as every other JSONL endpoint.
 func (a *API) streamCalls(w http.ResponseWriter, r *http.Request, q storage.CallsQuery, expand bool) {
-	bw := bufio.NewWriterSize(w, 64<<10)
-	enc := json.NewEncoder(bw)
-	flusher, _ := w.(http.Flusher)
-	started := false
-	lastFlush := time.Now()
-	start := func() {
-		w.Header().Set("Content-Type", "application/jsonl")
-		w.WriteHeader(http.StatusOK)
-		started = true
-	}
-	err := a.eachCall(r.Context(), q, expand, func(c wire.CallSchema) error {
-		if !started {
-			start()
+	writeJSONLines(w, r, a.logger, func(yield func(any, error) bool) {
+		err := a.eachCall(r.Context(), q, expand, func(c wire.CallSchema) error {
+			if !yield(c, nil) {
+				return errClientGone
+			}
+			return nil
+		})
+		if err != nil && !errors.Is(err, errClientGone) {
+			yield(nil, err)
 		}
-		if err := enc.Encode(c); err != nil {
-			return errClientGone
-		}
-		if flusher != nil && time.Since(lastFlush) > 100*time.Millisecond {
-			_ = bw.Flush()
-			flusher.Flush()
-			lastFlush = time.Now()
-		}
-		return nil
 	})
-	switch {
-	case errors.Is(err, errClientGone):
-		return
-	case err != nil && !started:
-		httpapi.WriteError(w, r, a.logger, err)
-		return
-	case err != nil:
-		a.logger.Error("calls stream failed mid-way", "project", q.ProjectID, "err", err)
-		panic(http.ErrAbortHandler)
-	}
-	if !started {
-		start()
-	}
-	_ = bw.Flush()
 }
 
 // callsQuery is the legacy non-streaming form: {"calls": [...]}.
