@@ -105,11 +105,3 @@ type Capabilities struct {
 	// TTL: the backend expires rows by per-project retention.
 	TTL bool
 }
-
-// Backend is a complete storage backend.
-type Backend interface {
-	CallWriter
-	CallReader
-	Capabilities() Capabilities
-	Close() error
-}
