@@ -1,0 +1,257 @@
+package storageexporter
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/weftdev/weft/storage"
+)
+
+// appliedFile records the last sequence number known to be in the store,
+// so a restart replays only what follows. It is written after each apply
+// and not synced: a stale value only replays records again, which merge
+// idempotently.
+const appliedFile = "applied"
+
+// retryPause is the wait before a failed store write is tried again.
+const retryPause = 500 * time.Millisecond
+
+// applyLoop writes the log's backlog to the store, as much as MaxApplyOps
+// at a time, until stopped with nothing left.
+func (e *Exporter) applyLoop() {
+	defer close(e.exited)
+	for {
+		batches, ok := e.take()
+		if !ok {
+			return
+		}
+		e.applyBatches(batches)
+	}
+}
+
+// take waits for pending batches and returns a prefix of them; false once
+// stopped and drained.
+func (e *Exporter) take() ([]*logged, bool) {
+	for {
+		e.mu.Lock()
+		if n := len(e.pending); n > 0 {
+			ops, k := 0, 0
+			for k < n && (k == 0 || ops+len(e.pending[k].ops) <= e.cfg.MaxApplyOps) {
+				ops += len(e.pending[k].ops)
+				k++
+			}
+			out := append([]*logged(nil), e.pending[:k]...)
+			e.mu.Unlock()
+			return out, true
+		}
+		stopped := e.stopped
+		e.mu.Unlock()
+		if stopped {
+			return nil, false
+		}
+		<-e.wake
+	}
+}
+
+// applyBatches merges the batches into one write, retries while the store
+// is unavailable, and then retires them from the backlog.
+func (e *Exporter) applyBatches(batches []*logged) {
+	var all []storage.CallOp
+	for _, b := range batches {
+		all = append(all, b.ops...)
+	}
+	merged, index := storage.MergeOps(all)
+	results := e.applyUntilStored(merged)
+	at := 0
+	for _, b := range batches {
+		if b.done != nil {
+			b.results = make([]storage.CallOpResult, len(b.ops))
+			for i := range b.ops {
+				b.results[i] = results[index[at+i]]
+			}
+		}
+		at += len(b.ops)
+	}
+	e.retire(batches)
+}
+
+// applyUntilStored writes ops, splitting on failure to set aside records
+// the store refuses even alone. While nothing at all can be written the
+// store itself is failing: it waits and tries again, for as long as that
+// lasts (the bounded backlog turns new writes away meanwhile).
+func (e *Exporter) applyUntilStored(ops []storage.CallOp) []storage.CallOpResult {
+	results := make([]storage.CallOpResult, len(ops))
+	for attempt := 0; ; attempt++ {
+		s := splitter{e: e}
+		s.write(ops, results)
+		if s.stored > 0 || len(s.refused) == 0 {
+			e.setAside(s.refused)
+			return results
+		}
+		if attempt == 0 || attempt%20 == 0 {
+			e.logger.Error("storage exporter: the store refuses every write; retrying", "records", len(ops), "err", s.lastErr)
+		}
+		time.Sleep(retryPause)
+	}
+}
+
+// splitter writes a run of ops, halving runs that fail, and collects the
+// single ops that fail alone.
+type splitter struct {
+	e       *Exporter
+	stored  int
+	refused []refusal
+	lastErr error
+}
+
+type refusal struct {
+	op  storage.CallOp
+	err error
+}
+
+func (s *splitter) write(ops []storage.CallOp, results []storage.CallOpResult) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	res, err := s.e.write(ctx, ops)
+	cancel()
+	if err == nil {
+		copy(results, res)
+		s.stored += len(ops)
+		return
+	}
+	s.lastErr = err
+	if len(ops) == 1 || errors.Is(err, storage.ErrUnavailable) {
+		for _, op := range ops {
+			s.refused = append(s.refused, refusal{op, err})
+		}
+		return
+	}
+	half := len(ops) / 2
+	s.write(ops[:half], results[:half])
+	s.write(ops[half:], results[half:])
+}
+
+// setAside keeps records the store refused even alone in a file beside the
+// log, so nothing acknowledged is lost, and reports each.
+func (e *Exporter) setAside(refused []refusal) {
+	if len(refused) == 0 {
+		return
+	}
+	e.m.rejected.Add(float64(len(refused)))
+	ops := make([]storage.CallOp, len(refused))
+	for i, r := range refused {
+		ops[i] = r.op
+		e.logger.Error("storage exporter: the store refused an acknowledged record; kept in the rejected file",
+			"project", opProject(r.op), "err", r.err)
+	}
+	path := filepath.Join(e.cfg.Dir, fmt.Sprintf("rejected-%d.rec", time.Now().UnixNano()))
+	if err := os.WriteFile(path, encodeOps(nil, ops), 0o600); err != nil {
+		e.logger.Error("storage exporter: writing the rejected file", "path", path, "err", err)
+	}
+}
+
+func opProject(op storage.CallOp) string {
+	switch {
+	case op.Part != nil:
+		return op.Part.Call.ProjectID
+	case op.Update != nil:
+		return op.Update.ProjectID
+	case op.Delete != nil:
+		return op.Delete.ProjectID
+	}
+	return ""
+}
+
+// retire removes stored batches from the backlog, answers their waiters,
+// records progress and drops log segments that are wholly stored.
+func (e *Exporter) retire(batches []*logged) {
+	last := batches[len(batches)-1].seq
+	e.mu.Lock()
+	e.pending = e.pending[len(batches):]
+	for _, b := range batches {
+		e.pendOps -= len(b.ops)
+		e.pendBytes -= b.bytes
+	}
+	e.setGauges()
+	e.applied = last
+	close(e.progress)
+	e.progress = make(chan struct{})
+	e.mu.Unlock()
+	for _, b := range batches {
+		if b.done != nil {
+			b.done <- nil
+		}
+	}
+	e.recordApplied(last)
+}
+
+func (e *Exporter) recordApplied(seq uint64) {
+	tmp := filepath.Join(e.cfg.Dir, appliedFile+".tmp")
+	err := os.WriteFile(tmp, []byte(strconv.FormatUint(seq, 10)), 0o600)
+	if err == nil {
+		err = os.Rename(tmp, filepath.Join(e.cfg.Dir, appliedFile))
+	}
+	if err == nil {
+		err = e.log.TrimThrough(seq)
+	}
+	if err != nil {
+		e.logger.Warn("storage exporter: recording progress", "err", err)
+	}
+}
+
+// replay writes to the store what the log holds past the recorded
+// progress, in transactions of up to MaxApplyOps records.
+func (e *Exporter) replay(ctx context.Context) error {
+	after := readApplied(e.cfg.Dir)
+	var chunk []storage.CallOp
+	flush := func() {
+		if len(chunk) > 0 {
+			merged, _ := storage.MergeOps(chunk)
+			e.applyUntilStored(merged)
+			chunk = chunk[:0]
+		}
+	}
+	var replayed int
+	err := e.log.Replay(after, func(_ uint64, rec []byte) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		ops, err := decodeOps(rec)
+		if err != nil {
+			return err
+		}
+		replayed += len(ops)
+		if chunk = append(chunk, ops...); len(chunk) >= e.cfg.MaxApplyOps {
+			flush()
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	flush()
+	last := e.log.LastSeq()
+	e.acked, e.applied = last, last
+	if replayed > 0 {
+		e.logger.Info("storage exporter: stored the write-ahead log's backlog", "records", replayed)
+	}
+	e.recordApplied(last)
+	return nil
+}
+
+func readApplied(dir string) uint64 {
+	b, err := os.ReadFile(filepath.Join(dir, appliedFile))
+	if err != nil {
+		return 0
+	}
+	v, err := strconv.ParseUint(strings.TrimSpace(string(b)), 10, 64)
+	if err != nil {
+		return 0
+	}
+	return v
+}

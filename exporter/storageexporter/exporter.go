@@ -1,0 +1,279 @@
+package storageexporter
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"go.opentelemetry.io/collector/component"
+
+	"github.com/weftdev/weft/consumer"
+	"github.com/weftdev/weft/internal/telemetry"
+	"github.com/weftdev/weft/internal/wal"
+	"github.com/weftdev/weft/storage"
+)
+
+// Exporter writes call batches to a store, through the write-ahead log
+// when enabled. See the package doc.
+type Exporter struct {
+	cfg    Config
+	store  storage.CallWriter
+	logger *slog.Logger
+	m      exporterMetrics
+
+	log *wal.Log // nil without the write-ahead log
+	// appendMu keeps log order and pending order the same.
+	appendMu sync.Mutex
+
+	mu        sync.Mutex
+	pending   []*logged // in the log, not yet in the store, in log order
+	pendOps   int
+	pendBytes int64
+	acked     uint64        // last sequence number in pending or applied
+	applied   uint64        // last sequence number in the store
+	progress  chan struct{} // closed and replaced after each apply
+	started   bool
+	stopped   bool
+	wake      chan struct{}
+	exited    chan struct{}
+}
+
+// logged is one acknowledged batch waiting for the store.
+type logged struct {
+	seq   uint64
+	ops   []storage.CallOp
+	bytes int64
+	// done is set when the caller waits for the store's results (a
+	// delete answers how many calls it deleted).
+	done    chan error
+	results []storage.CallOpResult
+}
+
+type exporterMetrics struct {
+	queueSize, queueBytes prometheus.Gauge
+	sent, failed          prometheus.Counter
+	sendLatency           prometheus.Observer
+	writeLatency          prometheus.Observer
+	written, rejected     prometheus.Counter
+}
+
+func newExporter(set telemetry.Settings, cfg Config, store storage.CallWriter, backend string) *Exporter {
+	id, mt := set.ID.String(), set.Metrics
+	if cfg.Enabled {
+		mt.ExporterQueueCapacity.WithLabelValues(id).Set(float64(cfg.MaxUnappliedOps))
+		mt.ExporterQueueCapacityBytes.WithLabelValues(id).Set(float64(cfg.MaxUnappliedBytes))
+	}
+	return &Exporter{
+		cfg: cfg, store: store, logger: set.Logger,
+		m: exporterMetrics{
+			queueSize: mt.ExporterQueueSize.WithLabelValues(id), queueBytes: mt.ExporterQueueBytes.WithLabelValues(id),
+			sent: mt.ExporterSentCalls.WithLabelValues(id), failed: mt.ExporterSendFailedCalls.WithLabelValues(id),
+			sendLatency:  mt.ExporterSendLatency.WithLabelValues(id),
+			writeLatency: mt.StorageWriteLatency.WithLabelValues(backend),
+			written:      mt.StorageWrittenCalls.WithLabelValues(backend), rejected: mt.StorageRejectedOps.WithLabelValues(backend),
+		},
+		progress: make(chan struct{}),
+		wake:     make(chan struct{}, 1),
+		exited:   make(chan struct{}),
+	}
+}
+
+// Start implements component.Component: it opens the log, writes whatever
+// an earlier run acknowledged but did not store, and starts the applier.
+func (e *Exporter) Start(ctx context.Context, _ component.Host) error {
+	e.mu.Lock()
+	e.started = true
+	e.mu.Unlock()
+	if !e.cfg.Enabled {
+		close(e.exited)
+		return nil
+	}
+	l, err := wal.Open(e.cfg.Dir, wal.Options{SegmentBytes: e.cfg.SegmentBytes})
+	if err != nil {
+		return fmt.Errorf("storage exporter: %w", err)
+	}
+	e.log = l
+	if err := e.replay(ctx); err != nil {
+		return fmt.Errorf("storage exporter: replaying the write-ahead log: %w", err)
+	}
+	go e.applyLoop()
+	return nil
+}
+
+// ConsumeCalls implements consumer.Calls.
+func (e *Exporter) ConsumeCalls(ctx context.Context, ops []storage.CallOp) ([]storage.CallOpResult, error) {
+	if err := validateOps(ops); err != nil {
+		e.m.failed.Add(float64(len(ops)))
+		return nil, err
+	}
+	begin := time.Now()
+	var results []storage.CallOpResult
+	var err error
+	if e.cfg.Enabled {
+		results, err = e.consumeLogged(ctx, ops)
+	} else {
+		results, err = e.writeDirect(ctx, ops)
+	}
+	if err != nil {
+		e.m.failed.Add(float64(len(ops)))
+		return nil, err
+	}
+	e.m.sendLatency.Observe(time.Since(begin).Seconds())
+	e.m.sent.Add(float64(len(ops)))
+	return results, nil
+}
+
+func (e *Exporter) writeDirect(ctx context.Context, ops []storage.CallOp) ([]storage.CallOpResult, error) {
+	if !e.isRunning() {
+		return nil, consumer.ErrStopped
+	}
+	return e.write(ctx, ops)
+}
+
+// write is one store transaction, measured.
+func (e *Exporter) write(ctx context.Context, ops []storage.CallOp) ([]storage.CallOpResult, error) {
+	begin := time.Now()
+	res, err := e.store.WriteCallOps(ctx, ops)
+	if err == nil {
+		e.m.writeLatency.Observe(time.Since(begin).Seconds())
+		e.m.written.Add(float64(len(ops)))
+	}
+	return res, err
+}
+
+func (e *Exporter) isRunning() bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.started && !e.stopped
+}
+
+// consumeLogged appends the batch to the log and queues it for the
+// applier. Only a batch with a delete waits for the store, because its
+// result (how many calls were deleted) comes from there.
+func (e *Exporter) consumeLogged(ctx context.Context, ops []storage.CallOp) ([]storage.CallOpResult, error) {
+	rec := encodeOps(make([]byte, 0, 256*len(ops)), ops)
+	b := &logged{ops: ops, bytes: int64(len(rec))}
+	if hasDelete(ops) {
+		b.done = make(chan error, 1)
+	}
+	e.appendMu.Lock()
+	if err := e.admit(b); err != nil {
+		e.appendMu.Unlock()
+		return nil, err
+	}
+	seq, err := e.log.Append(rec)
+	if err != nil {
+		e.appendMu.Unlock()
+		e.unadmit(b)
+		return nil, fmt.Errorf("%w: write-ahead log: %w", storage.ErrUnavailable, err)
+	}
+	b.seq = seq
+	e.enqueue(b)
+	e.appendMu.Unlock()
+	if b.done == nil {
+		return make([]storage.CallOpResult, len(ops)), nil
+	}
+	select {
+	case err := <-b.done:
+		return b.results, err
+	case <-ctx.Done():
+		return nil, fmt.Errorf("waiting for the delete to be applied: %w", ctx.Err())
+	}
+}
+
+func hasDelete(ops []storage.CallOp) bool {
+	for _, op := range ops {
+		if op.Delete != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// admit reserves room for b in the bounded backlog.
+func (e *Exporter) admit(b *logged) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	switch {
+	case !e.started || e.stopped:
+		return consumer.ErrStopped
+	case len(b.ops) > e.cfg.MaxUnappliedOps || b.bytes > e.cfg.MaxUnappliedBytes:
+		return fmt.Errorf("%w: batch of %d records / %d bytes is above wal.max_unapplied_ops / wal.max_unapplied_bytes; split it",
+			storage.ErrTooLarge, len(b.ops), b.bytes)
+	case e.pendOps+len(b.ops) > e.cfg.MaxUnappliedOps || e.pendBytes+b.bytes > e.cfg.MaxUnappliedBytes:
+		return consumer.ErrOverloaded
+	}
+	e.pendOps += len(b.ops)
+	e.pendBytes += b.bytes
+	e.setGauges()
+	return nil
+}
+
+func (e *Exporter) unadmit(b *logged) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.pendOps -= len(b.ops)
+	e.pendBytes -= b.bytes
+	e.setGauges()
+}
+
+func (e *Exporter) enqueue(b *logged) {
+	e.mu.Lock()
+	e.pending = append(e.pending, b)
+	e.acked = b.seq
+	e.mu.Unlock()
+	select {
+	case e.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (e *Exporter) setGauges() {
+	e.m.queueSize.Set(float64(e.pendOps))
+	e.m.queueBytes.Set(float64(e.pendBytes))
+}
+
+// Barrier returns once every batch acknowledged before the call is in the
+// store, so a read that follows sees it.
+func (e *Exporter) Barrier(ctx context.Context) error {
+	e.mu.Lock()
+	target := e.acked
+	for e.applied < target {
+		ch := e.progress
+		e.mu.Unlock()
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return fmt.Errorf("waiting for acknowledged writes to reach the store: %w", ctx.Err())
+		}
+		e.mu.Lock()
+	}
+	e.mu.Unlock()
+	return nil
+}
+
+// Shutdown implements component.Component: it refuses new batches, lets
+// the applier store what the log holds, and closes the log. Whatever ctx
+// cuts off stays in the log and is stored on the next Start.
+func (e *Exporter) Shutdown(ctx context.Context) error {
+	e.mu.Lock()
+	e.stopped = true
+	started := e.started
+	e.mu.Unlock()
+	if !started || e.log == nil {
+		return nil
+	}
+	select {
+	case e.wake <- struct{}{}:
+	default:
+	}
+	select {
+	case <-e.exited:
+	case <-ctx.Done():
+		return fmt.Errorf("storage exporter: the store did not take the log's backlog in time (it is kept for the next start): %w", ctx.Err())
+	}
+	return e.log.Close()
+}

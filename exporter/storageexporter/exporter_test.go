@@ -1,0 +1,263 @@
+package storageexporter
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/weftdev/weft/consumer"
+	"github.com/weftdev/weft/internal/telemetry"
+	"github.com/weftdev/weft/storage"
+)
+
+// fakeStore is a CallWriter that remembers what it stored and can hold
+// writes or refuse them.
+type fakeStore struct {
+	mu     sync.Mutex
+	calls  map[string]storage.CallPart
+	writes int
+	hold   chan struct{} // when set, each write waits for a receive or close
+	refuse func(storage.CallOp) bool
+	down   bool
+}
+
+func newFakeStore() *fakeStore { return &fakeStore{calls: map[string]storage.CallPart{}} }
+
+func (s *fakeStore) WriteCallOps(_ context.Context, ops []storage.CallOp) ([]storage.CallOpResult, error) {
+	if s.hold != nil {
+		<-s.hold
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.down {
+		return nil, errors.New("disk on fire")
+	}
+	for _, op := range ops {
+		if s.refuse != nil && s.refuse(op) {
+			return nil, errors.New("refused")
+		}
+	}
+	s.writes++
+	res := make([]storage.CallOpResult, len(ops))
+	for i, op := range ops {
+		switch {
+		case op.Part != nil:
+			s.calls[op.Part.Call.ID] = *op.Part
+		case op.Delete != nil:
+			for _, id := range op.Delete.IDs {
+				if _, ok := s.calls[id]; ok {
+					delete(s.calls, id)
+					res[i].NumDeleted++
+				}
+			}
+		}
+	}
+	return res, nil
+}
+
+func (s *fakeStore) has(id string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, ok := s.calls[id]
+	return ok
+}
+
+func (s *fakeStore) setDown(v bool) {
+	s.mu.Lock()
+	s.down = v
+	s.mu.Unlock()
+}
+
+func testConfig(dir string) Config {
+	cfg := DefaultConfig()
+	cfg.Dir = dir
+	return cfg
+}
+
+func startExporter(t *testing.T, cfg Config, store storage.CallWriter) *Exporter {
+	t.Helper()
+	e, err := NewFactory().Create(context.Background(), telemetry.NopSettings("storage"), cfg, store, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Start(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+func part(id string) storage.CallOp {
+	return storage.CallOp{Part: &storage.CallPart{Kind: storage.PartComplete, Call: storage.Call{ProjectID: "e/p", ID: id, OpName: "op"}}}
+}
+
+func consume(t *testing.T, e *Exporter, ops ...storage.CallOp) []storage.CallOpResult {
+	t.Helper()
+	res, err := e.ConsumeCalls(context.Background(), ops)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+func TestBarrierSeesEveryAcknowledgedWrite(t *testing.T) {
+	store := newFakeStore()
+	e := startExporter(t, testConfig(t.TempDir()), store)
+	defer e.Shutdown(context.Background())
+	for _, id := range []string{"a", "b", "c"} {
+		consume(t, e, part(id))
+	}
+	if err := e.Barrier(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{"a", "b", "c"} {
+		if !store.has(id) {
+			t.Fatalf("call %s acknowledged but not in the store after Barrier", id)
+		}
+	}
+}
+
+func TestDeleteAnswersWhatTheStoreDeleted(t *testing.T) {
+	e := startExporter(t, testConfig(t.TempDir()), newFakeStore())
+	defer e.Shutdown(context.Background())
+	consume(t, e, part("a"))
+	res := consume(t, e, storage.CallOp{Delete: &storage.CallDelete{ProjectID: "e/p", IDs: []string{"a", "missing"}}})
+	if len(res) != 1 || res[0].NumDeleted != 1 {
+		t.Fatalf("delete results = %+v, want one deleted", res)
+	}
+}
+
+// A crash before the store took the backlog loses nothing: the next Start
+// replays the log.
+func TestReplayAfterCrashStoresTheBacklog(t *testing.T) {
+	dir := t.TempDir()
+	stuck := newFakeStore()
+	stuck.hold = make(chan struct{}) // the store never finishes a write
+	crashed := startExporter(t, testConfig(dir), stuck)
+	for _, id := range []string{"a", "b", "c"} {
+		consume(t, crashed, part(id))
+	}
+	_ = crashed.log.Close() // the process dies: no Shutdown, no apply
+
+	store := newFakeStore()
+	e := startExporter(t, testConfig(dir), store)
+	defer e.Shutdown(context.Background())
+	for _, id := range []string{"a", "b", "c"} {
+		if !store.has(id) {
+			t.Fatalf("acknowledged call %s missing after replay", id)
+		}
+	}
+	consume(t, e, part("d"))
+	if err := e.Barrier(context.Background()); err != nil || !store.has("d") {
+		t.Fatalf("write after replay: %v, stored %v", err, store.has("d"))
+	}
+	close(stuck.hold)
+}
+
+func TestFullBacklogAnswersOverloaded(t *testing.T) {
+	store := newFakeStore()
+	store.hold = make(chan struct{})
+	cfg := testConfig(t.TempDir())
+	cfg.MaxUnappliedOps = 3
+	e := startExporter(t, cfg, store)
+	consume(t, e, part("a"), part("b"))
+	consume(t, e, part("c")) // the applier may hold a and b; c waits
+	waitFor(t, func() bool { e.mu.Lock(); defer e.mu.Unlock(); return e.pendOps == 3 })
+	if _, err := e.ConsumeCalls(context.Background(), []storage.CallOp{part("d")}); !errors.Is(err, consumer.ErrOverloaded) {
+		t.Fatalf("err = %v, want ErrOverloaded", err)
+	}
+	close(store.hold)
+	if err := e.Shutdown(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.ConsumeCalls(context.Background(), []storage.CallOp{part("e")}); !errors.Is(err, consumer.ErrStopped) {
+		t.Fatalf("after shutdown err = %v, want ErrStopped", err)
+	}
+}
+
+func TestRecordRefusedAloneIsSetAsideOthersStored(t *testing.T) {
+	store := newFakeStore()
+	store.refuse = func(op storage.CallOp) bool { return op.Part != nil && op.Part.Call.ID == "poison" }
+	dir := t.TempDir()
+	e := startExporter(t, testConfig(dir), store)
+	consume(t, e, part("a"), part("poison"), part("b"))
+	if err := e.Barrier(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if !store.has("a") || !store.has("b") || store.has("poison") {
+		t.Fatalf("stored: a=%v b=%v poison=%v", store.has("a"), store.has("b"), store.has("poison"))
+	}
+	if m, _ := filepath.Glob(filepath.Join(dir, "rejected-*.rec")); len(m) != 1 {
+		t.Fatalf("rejected files = %v, want one", m)
+	}
+	_ = e.Shutdown(context.Background())
+}
+
+// A store that refuses everything is down, not fed bad data: nothing is
+// set aside, and the backlog is stored once it recovers.
+func TestStoreDownIsRetriedNotSetAside(t *testing.T) {
+	store := newFakeStore()
+	store.setDown(true)
+	dir := t.TempDir()
+	e := startExporter(t, testConfig(dir), store)
+	consume(t, e, part("a"), part("b"))
+	time.Sleep(3 * retryPause)
+	store.setDown(false)
+	if err := e.Barrier(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if !store.has("a") || !store.has("b") {
+		t.Fatal("backlog not stored after the store came back")
+	}
+	if m, _ := filepath.Glob(filepath.Join(dir, "rejected-*.rec")); len(m) != 0 {
+		t.Fatalf("records set aside while the store was down: %v", m)
+	}
+	_ = e.Shutdown(context.Background())
+}
+
+func TestInvalidUTF8IsRefusedBeforeAcknowledgement(t *testing.T) {
+	e := startExporter(t, testConfig(t.TempDir()), newFakeStore())
+	defer e.Shutdown(context.Background())
+	bad := part("x")
+	bad.Part.Call.OpName = "op\xff"
+	_, err := e.ConsumeCalls(context.Background(), []storage.CallOp{bad})
+	if !errors.Is(err, storage.ErrInvalidArgument) || !containsAll(err.Error(), "op_name", "UTF-8") {
+		t.Fatalf("err = %v, want ErrInvalidArgument naming op_name", err)
+	}
+}
+
+func TestWithoutLogWritesDirectly(t *testing.T) {
+	store := newFakeStore()
+	e := startExporter(t, Config{}, store)
+	consume(t, e, part("a"))
+	if !store.has("a") {
+		t.Fatal("direct write not in the store on return")
+	}
+	_ = e.Shutdown(context.Background())
+	if _, err := e.ConsumeCalls(context.Background(), []storage.CallOp{part("b")}); !errors.Is(err, consumer.ErrStopped) {
+		t.Fatalf("after shutdown err = %v", err)
+	}
+}
+
+func containsAll(s string, subs ...string) bool {
+	for _, sub := range subs {
+		if !strings.Contains(s, sub) {
+			return false
+		}
+	}
+	return true
+}
+
+func waitFor(t *testing.T, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatal("condition not reached in 5s")
+		}
+		time.Sleep(time.Millisecond)
+	}
+}

@@ -1,0 +1,49 @@
+// Package storageexporter is the pipeline's storage exporter: it makes
+// call batches durable and writes them to a storage backend. With its
+// write-ahead log enabled (the embedded default) a batch is acknowledged
+// as soon as it is fsynced to the log; an applier writes what the log holds
+// to the store in large transactions behind it, so the acknowledgement
+// never waits for the store's commits and checkpoints. Reads call Barrier
+// first to see every acknowledged write. After a crash the log is replayed
+// into the store on Start; writing a record twice is harmless because a
+// call part merges idempotently. Without the log (ClickHouse) each batch is
+// written straight to the store.
+//
+// It must never import receivers or processors.
+package storageexporter
+
+import (
+	"context"
+	"fmt"
+
+	"go.opentelemetry.io/collector/component"
+
+	"github.com/weftdev/weft/internal/telemetry"
+	"github.com/weftdev/weft/storage"
+)
+
+const typeStr = "storage"
+
+// Factory creates storage exporters.
+type Factory struct{}
+
+// NewFactory returns the storage exporter factory.
+func NewFactory() Factory { return Factory{} }
+
+// Type implements component.Factory.
+func (Factory) Type() component.Type { return component.MustNewType(typeStr) }
+
+// CreateDefaultConfig implements component.Factory.
+func (Factory) CreateDefaultConfig() component.Config { return DefaultConfig() }
+
+// Create builds an exporter writing to store, labelled backend in metrics.
+// It opens the log (if enabled) on Start.
+func (Factory) Create(_ context.Context, set telemetry.Settings, cfg Config, store storage.CallWriter, backend string) (*Exporter, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if store == nil {
+		return nil, fmt.Errorf("storage exporter %s: no store", set.ID)
+	}
+	return newExporter(set, cfg, store, backend), nil
+}
