@@ -51,13 +51,20 @@ func end(project, id string, at time.Time, output string) storage.CallOp {
 		ProjectID: project, ID: id, EndedAt: &at, Output: json.RawMessage(output), Summary: json.RawMessage(`{}`)}}}
 }
 
+// write hands ops to the store as the pipeline does: parts of one call
+// merged first (storage.CallWriter's contract), results mapped back.
 func write(t *testing.T, s CallStore, ops ...storage.CallOp) []storage.CallOpResult {
 	t.Helper()
-	res, err := s.WriteCallOps(context.Background(), ops)
+	merged, index := storage.MergeOps(ops)
+	res, err := s.WriteCallOps(context.Background(), merged)
 	if err != nil {
 		t.Fatalf("WriteCallOps: %v", err)
 	}
-	return res
+	out := make([]storage.CallOpResult, len(ops))
+	for i, j := range index {
+		out[i] = res[j]
+	}
+	return out
 }
 
 func query(t *testing.T, s CallStore, q storage.CallsQuery) []storage.StoredCall {

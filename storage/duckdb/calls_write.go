@@ -99,11 +99,11 @@ func (s *Store) WriteCallOps(ctx context.Context, ops []storage.CallOp) ([]stora
 	return results, nil
 }
 
-func (s *Store) applyOps(ctx context.Context, conn *sql.Conn, in []storage.CallOp) ([]storage.CallOpResult, error) {
-	// ON CONFLICT cannot touch one row twice in a statement, so parts of the
-	// same call are merged here even if the caller did not.
-	ops, index := storage.MergeOps(in)
-	merged := make([]storage.CallOpResult, len(ops))
+// applyOps writes ops in order. The caller has merged the parts of each
+// call within a run (storage.CallWriter's contract): a statement cannot
+// touch one row twice.
+func (s *Store) applyOps(ctx context.Context, conn *sql.Conn, ops []storage.CallOp) ([]storage.CallOpResult, error) {
+	results := make([]storage.CallOpResult, len(ops))
 	for start := 0; start < len(ops); {
 		end := start
 		for end < len(ops) && ops[end].Part != nil {
@@ -121,16 +121,12 @@ func (s *Store) applyOps(ctx context.Context, conn *sql.Conn, in []storage.CallO
 		case op.Update != nil:
 			err = updateCall(ctx, conn, op.Update)
 		case op.Delete != nil:
-			merged[start].NumDeleted, err = deleteCalls(ctx, conn, op.Delete)
+			results[start].NumDeleted, err = deleteCalls(ctx, conn, op.Delete)
 		}
 		if err != nil {
 			return nil, err
 		}
 		start++
-	}
-	results := make([]storage.CallOpResult, len(in))
-	for i, j := range index {
-		results[i] = merged[j]
 	}
 	return results, nil
 }
