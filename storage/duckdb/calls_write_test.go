@@ -2,6 +2,7 @@ package duckdb
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"log/slog"
@@ -9,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/klauspost/compress/zstd"
 	"github.com/weftdev/weft/storage"
 )
 
@@ -127,16 +129,24 @@ func TestOtelDumpIsStoredCompressedAndReadBack(t *testing.T) {
 	if _, err := s.WriteCallOps(ctx, []storage.CallOp{{Part: &part}}); err != nil {
 		t.Fatal(err)
 	}
-	// A plain-text dump (as a store written before compression holds) reads too.
-	if _, err := s.db.ExecContext(ctx, `INSERT INTO calls (project_id, id, has_start, has_end, trace_id, op_name, started_at, otel_dump)
-		VALUES ('e/p', 's2', true, false, 't', 'chat', ?, '{"plain":true}')`, now); err != nil {
+	// Dumps as stores written by earlier versions hold them read too:
+	// plain text, and zstd-compressed.
+	old, err := zstd.NewWriter(nil)
+	if err != nil {
 		t.Fatal(err)
+	}
+	zstdDump := zstdPrefix + base64.RawStdEncoding.EncodeToString(old.EncodeAll([]byte(`{"zstd":true}`), nil))
+	for id, stored := range map[string]string{"plain": `{"plain":true}`, "zstd": zstdDump} {
+		if _, err := s.db.ExecContext(ctx, `INSERT INTO calls (project_id, id, has_start, has_end, trace_id, op_name, started_at, otel_dump)
+			VALUES ('e/p', ?, true, false, 't', 'chat', ?, ?)`, id, now, stored); err != nil {
+			t.Fatal(err)
+		}
 	}
 	var stored string
 	if err := s.db.QueryRowContext(ctx, `SELECT otel_dump FROM calls WHERE id = 's1'`).Scan(&stored); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasPrefix(stored, dumpPrefix) || len(stored) >= len(dump)/2 {
+	if !strings.HasPrefix(stored, s2Prefix) || len(stored) >= len(dump)/2 {
 		t.Fatalf("stored dump is %d bytes for a %d-byte span: %.40s", len(stored), len(dump), stored)
 	}
 	got := map[string]string{}
@@ -146,7 +156,7 @@ func TestOtelDumpIsStoredCompressedAndReadBack(t *testing.T) {
 		}
 		got[c.ID] = string(c.OtelDump)
 	}
-	if got["s1"] != string(dump) || got["s2"] != `{"plain":true}` {
-		t.Fatalf("dumps read back: %.60q / %q", got["s1"], got["s2"])
+	if got["s1"] != string(dump) || got["plain"] != `{"plain":true}` || got["zstd"] != `{"zstd":true}` {
+		t.Fatalf("dumps read back: %.60q / %q / %q", got["s1"], got["plain"], got["zstd"])
 	}
 }

@@ -6,33 +6,35 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/klauspost/compress/s2"
 	"github.com/klauspost/compress/zstd"
 )
 
 // The raw OTel span of a call (otel_dump) is as large as its mapped
-// attributes and is only ever read back whole, never filtered on. Stored
-// as plain text it doubled what every OTLP commit wrote to the WAL; it is
-// kept zstd-compressed instead, as text so the column stays VARCHAR:
-// dumpPrefix followed by base64. Values without the prefix are plain JSON.
-const dumpPrefix = "zstd:"
+// attributes and is only ever read back whole, never filtered on. It is
+// kept compressed, as text so the column stays VARCHAR: a codec prefix
+// followed by base64. S2 compresses a ~1.5 KB span in 0.6 µs where zstd's
+// fastest level took 5.4 µs for a fifth fewer bytes; at ingest rates of
+// tens of thousands of spans a second the CPU matters more. Values written
+// by earlier versions carry the zstd prefix and are still read; values
+// without a prefix are plain JSON.
+const (
+	s2Prefix   = "s2:"
+	zstdPrefix = "zstd:"
+)
 
 // dumpCodec compresses and restores otel_dump values. Both directions are
 // safe for concurrent use.
 type dumpCodec struct {
-	enc *zstd.Encoder
 	dec *zstd.Decoder
 }
 
 func newDumpCodec() (*dumpCodec, error) {
-	enc, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(1))
-	if err != nil {
-		return nil, fmt.Errorf("otel_dump encoder: %w", err)
-	}
 	dec, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(0))
 	if err != nil {
 		return nil, fmt.Errorf("otel_dump decoder: %w", err)
 	}
-	return &dumpCodec{enc: enc, dec: dec}, nil
+	return &dumpCodec{dec: dec}, nil
 }
 
 // pack returns the stored form of a dump (nil stays NULL).
@@ -40,13 +42,27 @@ func (c *dumpCodec) pack(dump json.RawMessage) any {
 	if dump == nil {
 		return nil
 	}
-	z := c.enc.EncodeAll(dump, make([]byte, 0, len(dump)/3))
-	return dumpPrefix + base64.RawStdEncoding.EncodeToString(z)
+	z := s2.Encode(make([]byte, s2.MaxEncodedLen(len(dump))), dump)
+	out := make([]byte, len(s2Prefix)+base64.RawStdEncoding.EncodedLen(len(z)))
+	copy(out, s2Prefix)
+	base64.RawStdEncoding.Encode(out[len(s2Prefix):], z)
+	return string(out)
 }
 
 // unpack restores a stored dump.
 func (c *dumpCodec) unpack(stored string) (json.RawMessage, error) {
-	body, ok := strings.CutPrefix(stored, dumpPrefix)
+	if body, ok := strings.CutPrefix(stored, s2Prefix); ok {
+		z, err := base64.RawStdEncoding.DecodeString(body)
+		if err != nil {
+			return nil, fmt.Errorf("otel_dump: %w", err)
+		}
+		out, err := s2.Decode(nil, z)
+		if err != nil {
+			return nil, fmt.Errorf("otel_dump: %w", err)
+		}
+		return out, nil
+	}
+	body, ok := strings.CutPrefix(stored, zstdPrefix)
 	if !ok {
 		return json.RawMessage(stored), nil
 	}
