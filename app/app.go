@@ -22,7 +22,7 @@ import (
 
 	"github.com/weftdev/weft/auth"
 	"github.com/weftdev/weft/config"
-	"github.com/weftdev/weft/pipeline/kafkaqueue"
+	"github.com/weftdev/weft/internal/telemetry"
 	"github.com/weftdev/weft/pricing"
 	"github.com/weftdev/weft/queryapi"
 	"github.com/weftdev/weft/receiver/otlpreceiver"
@@ -33,21 +33,21 @@ const Version = "0.1.0"
 
 // Server is a running Weft process.
 type Server struct {
-	cfg       config.Config
-	roles     config.Roles
-	logger    *slog.Logger
-	store     backend
-	ingest    ingest
-	processor *kafkaqueue.Processor
-	keys      auth.KeyStore
-	httpSrv   *http.Server
-	listener  net.Listener
-	grpcSrv   *grpc.Server
-	grpcLn    net.Listener
-	prices    *pricing.Table
-	feedback  *queryapi.FeedbackAPI
-	procDone  chan error
-	stopProc  context.CancelFunc
+	cfg      config.Config
+	roles    config.Roles
+	logger   *slog.Logger
+	store    backend
+	write    *writePath
+	metrics  *telemetry.Metrics
+	keys     auth.KeyStore
+	httpSrv  *http.Server
+	listener net.Listener
+	grpcSrv  *grpc.Server
+	grpcLn   net.Listener
+	prices   *pricing.Table
+	feedback *queryapi.FeedbackAPI
+	procDone chan error
+	stopProc context.CancelFunc
 }
 
 // New opens storage and the ingest path for the configured roles and
@@ -61,7 +61,7 @@ func New(ctx context.Context, cfg config.Config, logger *slog.Logger) (*Server, 
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{cfg: cfg, roles: roles, logger: logger, store: store, keys: keys}
+	s := &Server{cfg: cfg, roles: roles, logger: logger, store: store, keys: keys, metrics: telemetry.New()}
 	if err := s.build(ctx); err != nil {
 		return nil, errors.Join(err, store.Close())
 	}
@@ -76,12 +76,15 @@ func (s *Server) build(ctx context.Context) error {
 	if s.feedback, err = queryapi.NewFeedbackAPI(s.store, s.cfg.MaxRequestBytes, s.logger); err != nil {
 		return err
 	}
-	if s.ingest, s.processor, err = openIngest(ctx, s.cfg, s.roles, s.store, s.logger); err != nil {
+	if s.write, err = buildWritePath(ctx, s.cfg, s.roles, s.store, backendName(s.cfg), s.metrics, s.logger); err != nil {
+		return err
+	}
+	if err := s.write.start(ctx); err != nil {
 		return err
 	}
 	verifier := auth.StoreVerifier{Store: s.keys}
-	if s.grpcSrv, err = otlpreceiver.NewGRPCServer(s.cfg.OTLP, verifier, s.ingest, s.logger); err != nil {
-		return errors.Join(err, s.ingest.Stop(ctx))
+	if s.grpcSrv, err = otlpreceiver.NewGRPCServer(s.cfg.OTLP, verifier, s.write.front, s.receiverSettings(otlpreceiver.ReceiverType)); err != nil {
+		return errors.Join(err, s.write.shutdown(ctx))
 	}
 	s.httpSrv = &http.Server{
 		Handler:           s.routes(),
@@ -139,8 +142,15 @@ func (s *Server) Serve(ctx context.Context) error {
 		}
 	}
 	if s.cfg.DebugListen != "" {
-		if err := serveDebug(ctx, s.cfg.DebugListen, s.logger); err != nil {
+		if err := serveAux(ctx, "pprof", s.cfg.DebugListen, debugHandler(), s.logger); err != nil {
 			return errors.Join(fmt.Errorf("debug_listen: %w", err), s.shutdown())
+		}
+	}
+	if s.cfg.MetricsListen != "" {
+		mux := http.NewServeMux()
+		mux.Handle("GET /metrics", s.metrics.Handler())
+		if err := serveAux(ctx, "metrics", s.cfg.MetricsListen, mux, s.logger); err != nil {
+			return errors.Join(fmt.Errorf("metrics_listen: %w", err), s.shutdown())
 		}
 	}
 	errCh := make(chan error, 2)
@@ -167,12 +177,12 @@ func (s *Server) Serve(ctx context.Context) error {
 // context of its own that shutdown cancels after ingest has drained.
 func (s *Server) startProcessor() {
 	s.procDone = make(chan error, 1)
-	if s.processor == nil {
+	if s.write.kafkaIn == nil {
 		return
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	s.stopProc = cancel
-	go func() { s.procDone <- s.processor.Run(ctx) }()
+	go func() { s.procDone <- s.write.kafkaIn.Run(ctx) }()
 }
 
 func (s *Server) shutdown() error {
@@ -187,7 +197,6 @@ func (s *Server) shutdown() error {
 	case <-ctx.Done():
 		s.grpcSrv.Stop()
 	}
-	err = errors.Join(err, s.ingest.Stop(ctx))
 	if s.stopProc != nil {
 		// The processor finishes and commits the batch in hand; one cut
 		// off by the deadline stays uncommitted and is redelivered.
@@ -201,6 +210,7 @@ func (s *Server) shutdown() error {
 			err = errors.Join(err, fmt.Errorf("processor did not stop within shutdown_timeout: %w", ctx.Err()))
 		}
 	}
+	err = errors.Join(err, s.write.shutdown(ctx))
 	if err = errors.Join(err, s.store.Close()); err != nil {
 		return fmt.Errorf("shutdown: %w", err)
 	}

@@ -71,3 +71,11 @@ func OpenClickHouse(ctx context.Context, cfg config.Config, logger *slog.Logger)
 	}
 	return store, nil
 }
+
+// backendName labels the store in metrics.
+func backendName(cfg config.Config) string {
+	if cfg.ClickHouseDSN != "" {
+		return "clickhouse"
+	}
+	return "duckdb"
+}

@@ -10,28 +10,34 @@ import (
 	"time"
 )
 
-// serveDebug exposes pprof on its own listener until ctx ends. It is off
-// unless debug_listen is set, and never shares the API port.
-func serveDebug(ctx context.Context, addr string, logger *slog.Logger) error {
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return err
-	}
+// debugHandler serves pprof. It is off unless debug_listen is set, and
+// never shares the API port.
+func debugHandler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/debug/pprof/", pprof.Index)
 	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
 	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
 	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
 	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	return mux
+}
+
+// serveAux serves h on a listener of its own (pprof, or /metrics moved
+// off the API listener) until ctx ends.
+func serveAux(ctx context.Context, what, addr string, h http.Handler, logger *slog.Logger) error {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
 	go func() {
 		<-ctx.Done()
 		_ = srv.Close()
 	}()
-	logger.Info("pprof listening", "addr", ln.Addr().String())
+	logger.Info(what+" listening", "addr", ln.Addr().String())
 	go func() {
 		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			logger.Warn("pprof server stopped", "err", err)
+			logger.Warn(what+" server stopped", "err", err)
 		}
 	}()
 	return nil

@@ -4,7 +4,10 @@ import (
 	"net/http"
 
 	"github.com/weftdev/weft/auth"
+	"go.opentelemetry.io/collector/component"
+
 	"github.com/weftdev/weft/internal/httpapi"
+	"github.com/weftdev/weft/internal/telemetry"
 	"github.com/weftdev/weft/queryapi"
 	"github.com/weftdev/weft/receiver/otlpreceiver"
 	"github.com/weftdev/weft/receiver/weavereceiver"
@@ -22,15 +25,22 @@ func (s *Server) routes() http.Handler {
 	registerService(mux)
 	max := s.cfg.MaxRequestBytes
 	if s.roles.Ingest {
-		otlp := otlpreceiver.NewHTTPHandler(s.cfg.OTLP, verifier, s.ingest, s.logger)
+		otlp := otlpreceiver.NewHTTPHandler(s.cfg.OTLP, verifier, s.write.front, s.receiverSettings(otlpreceiver.ReceiverType))
 		mux.Handle(otlpreceiver.TracesPath, otlp)
 		mux.Handle(otlpreceiver.TracesPathAlias, otlp)
-		weavereceiver.New(s.ingest, refs.ExtractRefs, max, s.logger).Register(mux, authn)
+		weave := countingCalls{next: s.write.front,
+			accepted: s.metrics.ReceiverAcceptedCalls.WithLabelValues("weave", "http"),
+			refused:  s.metrics.ReceiverRefusedCalls.WithLabelValues("weave", "http")}
+		weavereceiver.New(weave, refs.ExtractRefs, max, s.logger).Register(mux, authn)
 	}
 	if s.roles.Query {
+		reads := consistentReads{backend: s.store, barrier: s.write.barrier}
 		extras := queryapi.CallExtras{Feedback: s.store, Prices: s.store, Defaults: s.prices, Refs: s.store}
-		queryapi.New(s.store, extras, max, s.logger).Register(mux, authn)
-		queryapi.NewThreadsAPI(s.store, max, s.logger).Register(mux, authn)
+		queryapi.New(reads, extras, max, s.logger).Register(mux, authn)
+		queryapi.NewThreadsAPI(reads, max, s.logger).Register(mux, authn)
+	}
+	if s.cfg.MetricsListen == "" {
+		mux.Handle("GET /metrics", s.metrics.Handler())
 	}
 	if s.roles.Ingest || s.roles.Query {
 		queryapi.NewObjectsAPI(s.store, max, s.logger).Register(mux, authn)
@@ -57,4 +67,9 @@ func recoverPanics(logger interface {
 		}()
 		next.ServeHTTP(w, r)
 	})
+}
+
+// receiverSettings identifies a receiver to its telemetry.
+func (s *Server) receiverSettings(typ string) telemetry.Settings {
+	return settings(component.MustNewType(typ), "", s.metrics, s.logger)
 }

@@ -9,11 +9,13 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"path/filepath"
 	"strings"
 	"time"
 
-	"github.com/weftdev/weft/pipeline"
+	"github.com/weftdev/weft/exporter/storageexporter"
 	"github.com/weftdev/weft/pipeline/kafkaqueue"
+	"github.com/weftdev/weft/processor/batchprocessor"
 	"github.com/weftdev/weft/receiver/otlpreceiver"
 )
 
@@ -40,8 +42,14 @@ type Config struct {
 	DebugListen string `yaml:"debug_listen"`
 	// LogLevel is debug, info, warn or error.
 	LogLevel string `yaml:"log_level"`
-	// Pipeline bounds the ingest queue and shapes write batches.
-	Pipeline pipeline.Config `yaml:"pipeline"`
+	// Pipeline bounds what the batch processor admits and shapes batches.
+	Pipeline batchprocessor.Config `yaml:"pipeline"`
+	// WAL is the storage exporter's write-ahead log on the embedded store.
+	// Its dir defaults to <data_dir>/wal.
+	WAL storageexporter.Config `yaml:"wal"`
+	// MetricsListen serves Prometheus /metrics on its own address instead
+	// of the API listener. Empty: /metrics on the API listener.
+	MetricsListen string `yaml:"metrics_listen"`
 	// OTLP holds the OTLP/HTTP and OTLP/gRPC decoding limits.
 	OTLP otlpreceiver.Config `yaml:"otlp"`
 
@@ -73,7 +81,8 @@ func Default() Config {
 		MaxFileBytes:    1 << 30,
 		ShutdownTimeout: 30 * time.Second,
 		LogLevel:        "info",
-		Pipeline:        pipeline.DefaultConfig(),
+		Pipeline:        batchprocessor.DefaultConfig(),
+		WAL:             storageexporter.DefaultConfig(),
 		OTLP:            otlpreceiver.NewDefaultConfig(),
 		Roles:           AllRoles,
 		MigrateOnStart:  true,
@@ -109,6 +118,9 @@ func (c Config) Validate() error {
 	default:
 		errs = append(errs, fmt.Errorf("log_level: %q is not one of debug, info, warn, error", c.LogLevel))
 	}
+	if err := c.WALConfig().Validate(); err != nil {
+		return err
+	}
 	if err := c.Pipeline.Validate(); err != nil {
 		errs = append(errs, err)
 	}
@@ -118,4 +130,18 @@ func (c Config) Validate() error {
 	errs = append(errs, c.validateScaleOut()...)
 	errs = append(errs, c.Retention.validate()...)
 	return errors.Join(errs...)
+}
+
+// WALConfig is the write-ahead log as the storage exporter runs it: off on
+// ClickHouse (durable on its own), and in <data_dir>/wal unless wal.dir
+// says otherwise.
+func (c Config) WALConfig() storageexporter.Config {
+	w := c.WAL
+	if c.ClickHouseDSN != "" {
+		w.Enabled = false
+	}
+	if w.Dir == "" {
+		w.Dir = filepath.Join(c.DataDir, "wal")
+	}
+	return w
 }

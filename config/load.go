@@ -28,6 +28,7 @@ func bindings(c *Config) []binding {
 		{"max-request-bytes", "WEFT_MAX_REQUEST_BYTES", "largest accepted request body", &c.MaxRequestBytes},
 		{"log-level", "WEFT_LOG_LEVEL", "debug, info, warn or error", &c.LogLevel},
 		{"debug-listen", "WEFT_DEBUG_LISTEN", "pprof address (empty disables)", &c.DebugListen},
+		{"metrics-listen", "WEFT_METRICS_LISTEN", "serve /metrics here instead of on the API listener", &c.MetricsListen},
 		{"roles", "WEFT_ROLES", "comma-separated roles: ingest, process, query", &c.Roles},
 		{"kafka-brokers", "WEFT_KAFKA_BROKERS", "Kafka bootstrap brokers, comma-separated (scale-out)", &c.KafkaBrokers},
 		{"clickhouse-dsn", "WEFT_CLICKHOUSE_DSN", "ClickHouse DSN, clickhouse:// or http:// (scale-out)", &c.ClickHouseDSN},

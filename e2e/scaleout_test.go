@@ -168,8 +168,15 @@ func checkKafkaOutage(t *testing.T, ingest *process, key string, stopStack func(
 
 func sendSpans(t *testing.T, base, key string, n int) {
 	t.Helper()
+	sendSpansTo(t, base, key, "acme/scale", n)
+}
+
+// sendSpansTo exports n spans to project through the OTel SDK's OTLP/HTTP
+// exporter and waits until they are acknowledged.
+func sendSpansTo(t *testing.T, base, key, project string, n int) {
+	t.Helper()
 	exp, err := otlptracehttp.New(context.Background(), otlptracehttp.WithEndpointURL(base+"/otel/v1/traces"),
-		otlptracehttp.WithHeaders(map[string]string{"wandb-api-key": key, "project_id": "acme/scale"}))
+		otlptracehttp.WithHeaders(map[string]string{"wandb-api-key": key, "project_id": project}))
 	if err != nil {
 		t.Fatal(err)
 	}

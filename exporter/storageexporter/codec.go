@@ -125,6 +125,36 @@ func (e *encoder) call(c *storage.Call) {
 	e.list(c.OutputRefs)
 }
 
+// sizeHint is about the encoded size of ops, so the record buffer is
+// allocated once instead of grown through copies.
+func sizeHint(ops []storage.CallOp) int {
+	n := 16
+	for _, op := range ops {
+		n += 96
+		if p := op.Part; p != nil {
+			c := &p.Call
+			n += len(c.ProjectID) + len(c.ID) + len(c.TraceID) + len(c.ParentID) + len(c.ThreadID) + len(c.TurnID) +
+				len(c.OpName) + len(c.DisplayName) + len(c.WBUserID) + len(c.WBRunID) +
+				len(c.Attributes) + len(c.Inputs) + len(c.Output) + len(c.Summary) + len(c.OtelDump)
+			if c.Exception != nil {
+				n += len(*c.Exception)
+			}
+			for _, r := range c.InputRefs {
+				n += len(r) + 2
+			}
+			for _, r := range c.OutputRefs {
+				n += len(r) + 2
+			}
+		}
+		if d := op.Delete; d != nil {
+			for _, id := range d.IDs {
+				n += len(id) + 2
+			}
+		}
+	}
+	return n
+}
+
 // decodeOps reads a record written by encodeOps. The values it returns do
 // not alias b.
 func decodeOps(b []byte) ([]storage.CallOp, error) {

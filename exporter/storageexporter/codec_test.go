@@ -81,3 +81,10 @@ func FuzzDecodeOps(f *testing.F) {
 		}
 	})
 }
+
+func TestSizeHintCoversTheRecord(t *testing.T) {
+	ops := sampleOps()
+	if got, hint := len(encodeOps(nil, ops)), sizeHint(ops); hint < got {
+		t.Fatalf("size hint %d is below the encoded size %d: the buffer would grow", hint, got)
+	}
+}

@@ -154,7 +154,7 @@ func (e *Exporter) isRunning() bool {
 // applier. Only a batch with a delete waits for the store, because its
 // result (how many calls were deleted) comes from there.
 func (e *Exporter) consumeLogged(ctx context.Context, ops []storage.CallOp) ([]storage.CallOpResult, error) {
-	rec := encodeOps(make([]byte, 0, 256*len(ops)), ops)
+	rec := encodeOps(make([]byte, 0, sizeHint(ops)), ops)
 	b := &logged{ops: ops, bytes: int64(len(rec))}
 	if hasDelete(ops) {
 		b.done = make(chan error, 1)

@@ -9,7 +9,7 @@ import (
 	"strconv"
 
 	"github.com/weftdev/weft/auth"
-	"github.com/weftdev/weft/pipeline"
+	"github.com/weftdev/weft/consumer"
 	"github.com/weftdev/weft/storage"
 	"github.com/weftdev/weft/wire"
 )
@@ -56,9 +56,9 @@ func Status(err error) int {
 		return http.StatusConflict
 	case errors.Is(err, storage.ErrTooLarge):
 		return http.StatusRequestEntityTooLarge
-	case errors.Is(err, pipeline.ErrOverloaded):
+	case errors.Is(err, consumer.ErrOverloaded):
 		return http.StatusTooManyRequests
-	case errors.Is(err, pipeline.ErrStopped), errors.Is(err, storage.ErrUnavailable):
+	case errors.Is(err, consumer.ErrStopped), errors.Is(err, storage.ErrUnavailable):
 		return http.StatusServiceUnavailable
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return http.StatusServiceUnavailable

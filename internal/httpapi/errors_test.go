@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/weftdev/weft/auth"
-	"github.com/weftdev/weft/pipeline"
+	"github.com/weftdev/weft/consumer"
 	"github.com/weftdev/weft/storage"
 	"github.com/weftdev/weft/wire"
 )
@@ -33,8 +33,8 @@ func TestStatusAndBody(t *testing.T) {
 		{"not found", storage.ErrNotFound, 404, false, "not found"},
 		{"conflict", storage.ErrConflict, 409, false, "conflict"},
 		{"too large", storage.ErrTooLarge, 413, false, "too large"},
-		{"overloaded", fmt.Errorf("writing: %w", pipeline.ErrOverloaded), 429, true, "writing: ingest queue is full"},
-		{"stopping", pipeline.ErrStopped, 503, true, "ingest pipeline is stopping"},
+		{"overloaded", fmt.Errorf("writing: %w", consumer.ErrOverloaded), 429, true, "writing: ingest queue is full"},
+		{"stopping", consumer.ErrStopped, 503, true, "ingest pipeline is stopping"},
 		{"unavailable", storage.ErrUnavailable, 503, true, "storage unavailable"},
 		{"explicit", Errorf(418, "teapot"), 418, false, "teapot"},
 		{"internal hides detail", errors.New("secret dsn password=x"), 500, false, "Internal server error"},

@@ -126,7 +126,7 @@ func warmUp(ctx context.Context, b *testing.B, prod *Producer, projects []string
 			return true
 		}
 		for _, project := range projects {
-			if _, err := prod.Submit(ctx, []storage.CallOp{benchOp(project, fmt.Sprintf("warm-%d", sent))}); err != nil {
+			if _, err := prod.ConsumeCalls(ctx, []storage.CallOp{benchOp(project, fmt.Sprintf("warm-%d", sent))}); err != nil {
 				b.Fatal(err)
 			}
 			sent++
@@ -153,7 +153,7 @@ func submitUntil(ctx context.Context, b *testing.B, prod *Producer, projects []s
 		for i := first; i < min(first+benchBatch, total); i++ {
 			ops = append(ops, benchOp(project, fmt.Sprintf("b-%d", i)))
 		}
-		if _, err := prod.Submit(ctx, ops); err != nil {
+		if _, err := prod.ConsumeCalls(ctx, ops); err != nil {
 			b.Error(err)
 			return
 		}

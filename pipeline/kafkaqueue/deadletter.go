@@ -59,6 +59,7 @@ func (p *Processor) deadLetter(ctx context.Context, letters []letter) bool {
 		return false
 	}
 	p.stats.deadLettered.Add(int64(len(letters)))
+	p.metrics.deadLettered(len(letters))
 	for _, l := range letters {
 		p.limited.log(slog.LevelError, "dead-letter", "record set aside in the dead-letter topic",
 			"topic", l.msg.Topic, "partition", l.msg.Partition, "offset", l.msg.Offset,

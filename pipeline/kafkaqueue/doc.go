@@ -3,7 +3,7 @@
 //
 // It owns the record encoding (a versioned JSON envelope, one call op per
 // record, keyed by project id; see docs/adr/0006-kafka-record-encoding.md),
-// the Producer that receivers submit to (a pipeline.Submitter that answers
+// the Producer that receivers submit to (a consumer.Calls that answers
 // only after Kafka acknowledged with acks=all), the Processor that consumes
 // the topic in a consumer group and writes batches to storage (committing
 // offsets only after the write succeeded), the dead-letter topic for records

@@ -3,6 +3,7 @@ package kafkaqueue
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -12,7 +13,11 @@ import (
 
 	"github.com/segmentio/kafka-go"
 
+	"github.com/weftdev/weft/consumer"
+	"github.com/weftdev/weft/exporter/storageexporter"
 	"github.com/weftdev/weft/internal/kafkatest"
+	"github.com/weftdev/weft/internal/telemetry"
+	"github.com/weftdev/weft/processor/batchprocessor"
 	"github.com/weftdev/weft/storage"
 	"github.com/weftdev/weft/storage/duckdb"
 )
@@ -96,7 +101,7 @@ func (r *running) stop(t testing.TB) {
 
 func startProcessor(t testing.TB, cfg Config, w storage.CallWriter) *running {
 	t.Helper()
-	p, err := NewProcessor(cfg, w, discard)
+	p, err := NewProcessor(cfg, pipelineTo(t, w), discard)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -179,11 +184,11 @@ func produceCalls(ctx context.Context, p *Producer, projects []string, perProjec
 		wg.Go(func() {
 			for n := range perProject {
 				id := fmt.Sprintf("%s-%d", prefix, n)
-				if _, err := p.Submit(ctx, []storage.CallOp{endOp(project, id)}); err != nil {
+				if _, err := p.ConsumeCalls(ctx, []storage.CallOp{endOp(project, id)}); err != nil {
 					errs[i] = err
 					return
 				}
-				if _, err := p.Submit(ctx, []storage.CallOp{startOp(project, id)}); err != nil {
+				if _, err := p.ConsumeCalls(ctx, []storage.CallOp{startOp(project, id)}); err != nil {
 					errs[i] = err
 					return
 				}
@@ -263,4 +268,24 @@ func waitFor(t testing.TB, bound time.Duration, what string, cond func() bool) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// pipelineTo is the process role's path to a store: the batch processor
+// (which merges parts) in front of a storage exporter writing directly.
+func pipelineTo(t testing.TB, w storage.CallWriter) consumer.Calls {
+	t.Helper()
+	ctx := context.Background()
+	exp, err := storageexporter.NewFactory().Create(ctx, telemetry.NopSettings("storage"), storageexporter.Config{}, w, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	proc, err := batchprocessor.NewFactory().Create(ctx, telemetry.NopSettings("batch"), batchprocessor.DefaultConfig(), exp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := errors.Join(exp.Start(ctx, nil), proc.Start(ctx, nil)); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = errors.Join(proc.Shutdown(ctx), exp.Shutdown(ctx)) })
+	return proc
 }

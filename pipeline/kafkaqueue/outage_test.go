@@ -38,14 +38,14 @@ func TestKafkaOutageAnswersUnavailableAndLosesNothing(t *testing.T) {
 	}
 
 	before.Close()
-	_, err = prod.Submit(ctx, []storage.CallOp{startOp(projects[0], "during")})
+	_, err = prod.ConsumeCalls(ctx, []storage.CallOp{startOp(projects[0], "during")})
 	if !errors.Is(err, storage.ErrUnavailable) || ctx.Err() != nil {
 		t.Fatalf("Submit during the outage = %v (deadline used up: %v); want ErrUnavailable at once", err, ctx.Err() != nil)
 	}
 
 	kafkatest.Start(t, kafkatest.WithPorts(port), kafkatest.WithDataDir(dir))
 	waitFor(t, 30*time.Second, "the producer to reach the restarted cluster", func() bool {
-		_, err := prod.Submit(ctx, []storage.CallOp{endOp(projects[0], "probe"), startOp(projects[0], "probe")})
+		_, err := prod.ConsumeCalls(ctx, []storage.CallOp{endOp(projects[0], "probe"), startOp(projects[0], "probe")})
 		return err == nil
 	})
 	l.add(projects[0], "probe")

@@ -8,7 +8,7 @@ import (
 
 	"github.com/segmentio/kafka-go"
 
-	"github.com/weftdev/weft/storage"
+	"github.com/weftdev/weft/consumer"
 )
 
 // Processor is the process role: one member of the consumer group that
@@ -17,12 +17,13 @@ import (
 // to share the topic's partitions.
 type Processor struct {
 	cfg     Config
-	writer  storage.CallWriter
+	next    consumer.Calls
 	logger  *slog.Logger
 	limited *limitedLogger
 	dlq     *kafka.Writer
 	started atomic.Bool
 	stats   processorCounters
+	metrics processorMetrics
 }
 
 // ProcessorStats counts what a processor did since it started.
@@ -45,16 +46,17 @@ type processorCounters struct {
 	batches, records, deadLettered, writeRetries, commitErrors atomic.Int64
 }
 
-// NewProcessor builds a processor writing to w. It does not contact Kafka
+// NewProcessor builds a processor handing batches to next (the batch
+// processor in front of the storage exporter). It does not contact Kafka
 // until Run.
-func NewProcessor(cfg Config, w storage.CallWriter, logger *slog.Logger) (*Processor, error) {
+func NewProcessor(cfg Config, next consumer.Calls, logger *slog.Logger) (*Processor, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	if w == nil {
-		return nil, errors.New("kafkaqueue: processor needs a storage writer")
+	if next == nil {
+		return nil, errors.New("kafkaqueue: processor needs a next consumer")
 	}
-	p := &Processor{cfg: cfg, writer: w, logger: logger, limited: newLimitedLogger(logger)}
+	p := &Processor{cfg: cfg, next: next, logger: logger, limited: newLimitedLogger(logger)}
 	p.dlq = &kafka.Writer{
 		Addr:  kafka.TCP(cfg.Brokers...),
 		Topic: cfg.DeadLetterTopic,

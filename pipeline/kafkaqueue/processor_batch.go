@@ -32,6 +32,7 @@ func (p *Processor) handle(ctx context.Context, r *kafka.Reader, batch []kafka.M
 		return false
 	}
 	p.commit(ctx, r, batch)
+	p.metrics.observe(batch)
 	p.stats.batches.Add(1)
 	p.stats.records.Add(int64(len(batch)))
 	return true
@@ -87,9 +88,8 @@ func (p *Processor) write(ctx context.Context, items []item) error {
 	for i := range items {
 		ops[i] = items[i].op
 	}
-	merged, _ := storage.MergeOps(ops)
-	if _, err := p.writer.WriteCallOps(ctx, merged); err != nil {
-		return fmt.Errorf("write %d call ops: %w", len(merged), err)
+	if _, err := p.next.ConsumeCalls(ctx, ops); err != nil {
+		return fmt.Errorf("write %d call ops: %w", len(ops), err)
 	}
 	return nil
 }

@@ -31,10 +31,10 @@ func TestEveryAcknowledgedCallLandsOnceAndComplete(t *testing.T) {
 	}
 	// Updates and deletes are ordered after the parts of their project.
 	renamed, gone := projects[0], projects[1]
-	if _, err := prod.Submit(ctx, []storage.CallOp{{Update: &storage.CallUpdate{ProjectID: renamed, ID: "c-0", DisplayName: "renamed"}}}); err != nil {
+	if _, err := prod.ConsumeCalls(ctx, []storage.CallOp{{Update: &storage.CallUpdate{ProjectID: renamed, ID: "c-0", DisplayName: "renamed"}}}); err != nil {
 		t.Fatal(err)
 	}
-	res, err := prod.Submit(ctx, []storage.CallOp{{Delete: &storage.CallDelete{ProjectID: gone, IDs: []string{"c-1", "c-1", "c-2"}, At: callStart}}})
+	res, err := prod.ConsumeCalls(ctx, []storage.CallOp{{Delete: &storage.CallDelete{ProjectID: gone, IDs: []string{"c-1", "c-1", "c-2"}, At: callStart}}})
 	if err != nil || res[0].NumDeleted != 2 {
 		t.Fatalf("delete: %v, %+v; want num_deleted 2 (distinct ids requested)", err, res)
 	}
@@ -152,7 +152,7 @@ func TestKilledProcessorBatchIsRedeliveredWithoutDuplicates(t *testing.T) {
 	}
 	pctx, kill := context.WithCancel(context.Background())
 	crasher := &crashingWriter{CallWriter: store, crash: kill}
-	if first, err = NewProcessor(cfg, crasher, discard); err != nil {
+	if first, err = NewProcessor(cfg, pipelineTo(t, crasher), discard); err != nil {
 		t.Fatal(err)
 	}
 	if err := first.Run(pctx); err != nil {

@@ -12,11 +12,11 @@ import (
 
 	"github.com/segmentio/kafka-go"
 
-	"github.com/weftdev/weft/pipeline"
+	"github.com/weftdev/weft/consumer"
 	"github.com/weftdev/weft/storage"
 )
 
-// Producer is the ingest role's pipeline.Submitter: it puts call ops on
+// Producer is the ingest role's consumer.Calls: it puts call ops on
 // the topic and answers once Kafka has acknowledged them with acks=all.
 type Producer struct {
 	cfg    Config
@@ -74,9 +74,9 @@ func NewProducer(cfg Config, logger *slog.Logger) (*Producer, error) {
 	return p, nil
 }
 
-// Submit implements pipeline.Submitter. It returns nil only when Kafka
+// Submit implements consumer.Calls. It returns nil only when Kafka
 // has acknowledged every op (all in-sync replicas have them). Errors:
-// pipeline.ErrOverloaded beyond the in-flight bounds, pipeline.ErrStopped
+// consumer.ErrOverloaded beyond the in-flight bounds, consumer.ErrStopped
 // after Stop, storage.ErrTooLarge for an op above max_message_bytes,
 // storage.ErrInvalidArgument for an op that cannot be encoded, and
 // storage.ErrUnavailable when Kafka did not acknowledge in time. After a
@@ -86,7 +86,7 @@ func NewProducer(cfg Config, logger *slog.Logger) (*Producer, error) {
 // The processor computes a delete's num_deleted (descendants included)
 // only later, so a delete's result here is the number of distinct ids
 // requested.
-func (p *Producer) Submit(ctx context.Context, ops []storage.CallOp) ([]storage.CallOpResult, error) {
+func (p *Producer) ConsumeCalls(ctx context.Context, ops []storage.CallOp) ([]storage.CallOpResult, error) {
 	if len(ops) == 0 {
 		return nil, nil
 	}
@@ -131,14 +131,14 @@ func (p *Producer) admit(ops int, bytes int64) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.stopped {
-		return pipeline.ErrStopped
+		return consumer.ErrStopped
 	}
 	pc := p.cfg.Producer
 	if ops > pc.MaxInFlightOps || bytes > pc.MaxInFlightBytes {
 		return fmt.Errorf("%w: request has %d ops / %d bytes, above the in-flight bounds; split it", storage.ErrTooLarge, ops, bytes)
 	}
 	if p.inOps+ops > pc.MaxInFlightOps || p.inBytes+bytes > pc.MaxInFlightBytes {
-		return pipeline.ErrOverloaded
+		return consumer.ErrOverloaded
 	}
 	p.inOps += ops
 	p.inBytes += bytes
@@ -162,7 +162,7 @@ func (p *Producer) classify(ctx context.Context, err error) error {
 		// The client went away; what it sent may still land.
 		return fmt.Errorf("waiting for kafka ack: %w", ctx.Err())
 	case errors.Is(err, io.ErrClosedPipe):
-		return pipeline.ErrStopped
+		return consumer.ErrStopped
 	case errors.As(err, &tooLarge), errors.Is(err, kafka.MessageSizeTooLarge):
 		return fmt.Errorf("%w: kafka refused the record as too large (raise max.message.bytes on topic %s): %w", storage.ErrTooLarge, p.cfg.Topic, err)
 	}

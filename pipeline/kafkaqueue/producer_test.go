@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/weftdev/weft/pipeline"
+	"github.com/weftdev/weft/consumer"
 	"github.com/weftdev/weft/storage"
 )
 
@@ -41,18 +41,18 @@ func TestSubmitRefusesWithoutContactingKafka(t *testing.T) {
 	p := newProducer(t, cfg)
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if _, err := p.Submit(context.Background(), tc.ops); !errors.Is(err, tc.want) {
+			if _, err := p.ConsumeCalls(context.Background(), tc.ops); !errors.Is(err, tc.want) {
 				t.Fatalf("Submit = %v, want %v", err, tc.want)
 			}
 		})
 	}
-	if res, err := p.Submit(context.Background(), nil); err != nil || res != nil {
+	if res, err := p.ConsumeCalls(context.Background(), nil); err != nil || res != nil {
 		t.Fatalf("empty Submit = %v, %v; want nothing", res, err)
 	}
 	if err := p.Stop(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := p.Submit(context.Background(), []storage.CallOp{startOp("e/p", "a")}); !errors.Is(err, pipeline.ErrStopped) {
+	if _, err := p.ConsumeCalls(context.Background(), []storage.CallOp{startOp("e/p", "a")}); !errors.Is(err, consumer.ErrStopped) {
 		t.Fatalf("Submit after Stop = %v, want ErrStopped", err)
 	}
 }
@@ -68,8 +68,8 @@ func TestAdmitBoundsInFlightWork(t *testing.T) {
 		wantOps, wantMem int64
 	}{
 		{"fits", 5, 100, 5, 100, nil, 10, 200},
-		{"ops full", 8, 0, 3, 10, pipeline.ErrOverloaded, 8, 0},
-		{"bytes full", 0, 1 << 20, 1, 1, pipeline.ErrOverloaded, 0, 1 << 20},
+		{"ops full", 8, 0, 3, 10, consumer.ErrOverloaded, 8, 0},
+		{"bytes full", 0, 1 << 20, 1, 1, consumer.ErrOverloaded, 0, 1 << 20},
 		{"larger than the bound", 0, 0, 11, 10, storage.ErrTooLarge, 0, 0},
 	}
 	for _, tc := range tests {
@@ -94,7 +94,7 @@ func TestSubmitToDeadBrokerIsUnavailable(t *testing.T) {
 	p := newProducer(t, cfg)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	_, err := p.Submit(ctx, []storage.CallOp{startOp("e/p", "a")})
+	_, err := p.ConsumeCalls(ctx, []storage.CallOp{startOp("e/p", "a")})
 	if !errors.Is(err, storage.ErrUnavailable) {
 		t.Fatalf("Submit = %v, want ErrUnavailable", err)
 	}

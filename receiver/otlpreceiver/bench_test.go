@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/weftdev/weft/internal/telemetry"
 	"github.com/weftdev/weft/storage"
 )
 
@@ -15,7 +16,7 @@ import (
 // benchmark measures the receiver alone.
 type discard struct{}
 
-func (discard) Submit(_ context.Context, ops []storage.CallOp) ([]storage.CallOpResult, error) {
+func (discard) ConsumeCalls(_ context.Context, ops []storage.CallOp) ([]storage.CallOpResult, error) {
 	return make([]storage.CallOpResult, len(ops)), nil
 }
 
@@ -33,7 +34,7 @@ func BenchmarkHTTPExport(b *testing.B) {
 		a.PutStr("gen_ai.completion", `[{"role":"assistant","content":"`+strings.Repeat("ipsum ", 75)+`"}]`)
 	}
 	body := protoBody(b, td)
-	h := NewHTTPHandler(Config{}, testKeys(), discard{}, nil)
+	h := NewHTTPHandler(Config{}, testKeys(), discard{}, telemetry.Settings{})
 	b.ReportAllocs()
 	b.SetBytes(int64(len(body)))
 	for b.Loop() {

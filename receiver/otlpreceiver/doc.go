@@ -16,5 +16,5 @@
 // wandb.project. Every project of a request is authorised for write.
 //
 // It must never import storage backends, the processor or the query API;
-// it depends on the pipeline.Submitter and auth.Verifier interfaces.
+// it depends on the consumer.Calls and auth.Verifier interfaces.
 package otlpreceiver

@@ -14,6 +14,7 @@ import (
 
 	"go.opentelemetry.io/collector/pdata/ptrace/ptraceotlp"
 
+	"github.com/weftdev/weft/internal/telemetry"
 	"github.com/weftdev/weft/storage"
 )
 
@@ -109,7 +110,7 @@ func TestTSClientFixtures(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			fx, body, spans := loadFixture(t, name)
 			rec := &recorder{}
-			srv := httptest.NewServer(NewHTTPHandler(Config{}, testKeys(), rec, nil))
+			srv := httptest.NewServer(NewHTTPHandler(Config{}, testKeys(), rec, telemetry.Settings{}))
 			defer srv.Close()
 			resp := post(t, srv.URL+fx.Request.URLPath, fx.Request.Headers, body)
 			respBody, _ := io.ReadAll(resp.Body)

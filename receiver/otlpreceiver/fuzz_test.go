@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/weftdev/weft/internal/telemetry"
 	"go.opentelemetry.io/collector/pdata/ptrace/ptraceotlp"
 )
 
@@ -39,7 +40,7 @@ func FuzzHTTPHandler(f *testing.F) {
 	f.Add([]byte("\x0a\x02\x0a\x00"), byte(4))
 	f.Add([]byte(`{"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"zz"}]}]}]}`), byte(1))
 
-	h := NewHTTPHandler(Config{MaxRequestBytes: 1 << 16, MaxAttributeValueBytes: 64}, testKeys(), &recorder{}, nil)
+	h := NewHTTPHandler(Config{MaxRequestBytes: 1 << 16, MaxAttributeValueBytes: 64}, testKeys(), &recorder{}, telemetry.Settings{})
 	f.Fuzz(func(t *testing.T, body []byte, mode byte) {
 		req := httptest.NewRequest(http.MethodPost, TracesPath, bytes.NewReader(body))
 		req.Header.Set("Wandb-Api-Key", fixtureKey)

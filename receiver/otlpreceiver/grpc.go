@@ -2,7 +2,6 @@ package otlpreceiver
 
 import (
 	"context"
-	"log/slog"
 	"net/http"
 	"strings"
 
@@ -12,19 +11,20 @@ import (
 	"google.golang.org/grpc/metadata"
 
 	"github.com/weftdev/weft/auth"
-	"github.com/weftdev/weft/pipeline"
+	"github.com/weftdev/weft/consumer"
+	"github.com/weftdev/weft/internal/telemetry"
 )
 
 // NewGRPCServer returns a gRPC server with the OTLP TraceService
 // registered. The largest accepted message is cfg.MaxRequestBytes after
 // decompression. Extra options are appended (TLS, keepalive, ...). The
 // caller runs it with Serve(listener) and stops it with GracefulStop.
-func NewGRPCServer(cfg Config, v auth.Verifier, sub pipeline.Submitter, logger *slog.Logger,
+func NewGRPCServer(cfg Config, v auth.Verifier, sub consumer.Calls, set telemetry.Settings,
 	opts ...grpc.ServerOption) (*grpc.Server, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	in := newIngester(cfg, v, sub, logger)
+	in := newIngester(cfg, v, sub, set, "grpc")
 	all := append([]grpc.ServerOption{grpc.MaxRecvMsgSize(int(in.cfg.MaxRequestBytes))}, opts...)
 	srv := grpc.NewServer(all...)
 	ptraceotlp.RegisterGRPCServer(srv, &grpcTraces{in: in})

@@ -16,7 +16,8 @@ import (
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 
-	"github.com/weftdev/weft/pipeline"
+	"github.com/weftdev/weft/consumer"
+	"github.com/weftdev/weft/internal/telemetry"
 )
 
 func grpcClient(t *testing.T, addr string) ptraceotlp.GRPCClient {
@@ -50,9 +51,9 @@ func TestGRPCAnswers(t *testing.T) {
 			td: traces(2, "acme/demo"), code: codes.ResourceExhausted},
 		{name: "message too large", md: []string{"wandb-api-key", fixtureKey}, cfg: Config{MaxRequestBytes: 32},
 			code: codes.ResourceExhausted},
-		{name: "overloaded", md: []string{"wandb-api-key", fixtureKey}, subErr: pipeline.ErrOverloaded,
+		{name: "overloaded", md: []string{"wandb-api-key", fixtureKey}, subErr: consumer.ErrOverloaded,
 			code: codes.ResourceExhausted, retry: true},
-		{name: "stopping", md: []string{"wandb-api-key", fixtureKey}, subErr: pipeline.ErrStopped,
+		{name: "stopping", md: []string{"wandb-api-key", fixtureKey}, subErr: consumer.ErrStopped,
 			code: codes.Unavailable, retry: true},
 	}
 	for _, tc := range tests {
@@ -107,7 +108,7 @@ func TestGRPCPartialSuccess(t *testing.T) {
 }
 
 func TestNewGRPCServerValidatesConfig(t *testing.T) {
-	_, err := NewGRPCServer(Config{MaxSpansPerRequest: -1}, testKeys(), &recorder{}, nil)
+	_, err := NewGRPCServer(Config{MaxSpansPerRequest: -1}, testKeys(), &recorder{}, telemetry.Settings{})
 	if err == nil || !strings.Contains(err.Error(), "max_spans_per_request") {
 		t.Errorf("err = %v, want a config error", err)
 	}

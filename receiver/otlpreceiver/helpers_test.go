@@ -11,7 +11,7 @@ import (
 	"github.com/weftdev/weft/storage"
 )
 
-// recorder is a pipeline.Submitter that keeps what it is given, or fails
+// recorder is a consumer.Calls that keeps what it is given, or fails
 // with err when set.
 type recorder struct {
 	mu    sync.Mutex
@@ -20,7 +20,7 @@ type recorder struct {
 	calls int
 }
 
-func (r *recorder) Submit(_ context.Context, ops []storage.CallOp) ([]storage.CallOpResult, error) {
+func (r *recorder) ConsumeCalls(_ context.Context, ops []storage.CallOp) ([]storage.CallOpResult, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.calls++

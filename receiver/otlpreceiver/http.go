@@ -2,7 +2,6 @@ package otlpreceiver
 
 import (
 	"bytes"
-	"log/slog"
 	"mime"
 	"net/http"
 	"sync"
@@ -10,7 +9,8 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace/ptraceotlp"
 
 	"github.com/weftdev/weft/auth"
-	"github.com/weftdev/weft/pipeline"
+	"github.com/weftdev/weft/consumer"
+	"github.com/weftdev/weft/internal/telemetry"
 )
 
 // Paths served by the HTTP handler. Weave's docs and clients use the
@@ -62,8 +62,8 @@ type httpHandler struct {
 // NewHTTPHandler serves OTLP/HTTP trace export on TracesPath and
 // TracesPathAlias; other paths answer 404. Mount it at the server root
 // (or under http.StripPrefix for a prefixed deployment).
-func NewHTTPHandler(cfg Config, v auth.Verifier, sub pipeline.Submitter, logger *slog.Logger) http.Handler {
-	h := &httpHandler{in: newIngester(cfg, v, sub, logger)}
+func NewHTTPHandler(cfg Config, v auth.Verifier, sub consumer.Calls, set telemetry.Settings) http.Handler {
+	h := &httpHandler{in: newIngester(cfg, v, sub, set, "http")}
 	h.bufs.New = func() any { return new(bytes.Buffer) }
 	mux := http.NewServeMux()
 	mux.Handle(TracesPath, h)

@@ -21,7 +21,8 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/weftdev/weft/auth"
-	"github.com/weftdev/weft/pipeline"
+	"github.com/weftdev/weft/consumer"
+	"github.com/weftdev/weft/internal/telemetry"
 	"github.com/weftdev/weft/storage"
 )
 
@@ -108,8 +109,8 @@ func TestHTTPAnswers(t *testing.T) {
 		{name: "too many spans", cfg: Config{MaxSpansPerRequest: 2}, body: protoBody(t, traces(3, "acme/demo")), status: 413, message: "3 spans"},
 		{name: "no project", body: protoBody(t, traces(1, "")), status: 400, message: "wandb.entity"},
 		{name: "bad project header", header: map[string]string{"Project_id": "nope"}, status: 400, message: "entity/project"},
-		{name: "overloaded", subErr: pipeline.ErrOverloaded, status: 429},
-		{name: "stopping", subErr: pipeline.ErrStopped, status: 503},
+		{name: "overloaded", subErr: consumer.ErrOverloaded, status: 429},
+		{name: "stopping", subErr: consumer.ErrStopped, status: 503},
 		{name: "storage rejects", subErr: fmt.Errorf("bad row: %w", storage.ErrInvalidArgument), status: 400, message: "bad row"},
 		{name: "storage down", subErr: errors.New("disk on fire"), status: 503},
 	}
@@ -124,7 +125,7 @@ func runHTTPCase(t *testing.T, tc httpCase, valid []byte) {
 	if v == nil {
 		v = testKeys()
 	}
-	h := NewHTTPHandler(tc.cfg, v, rec, nil)
+	h := NewHTTPHandler(tc.cfg, v, rec, telemetry.Settings{})
 	body := tc.body
 	if body == nil {
 		body = valid
@@ -184,7 +185,7 @@ func TestPartialSuccess(t *testing.T) {
 	td := traces(2, "acme/demo")
 	td.ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(1).SetSpanID(pcommon.SpanID{})
 	rec := &recorder{}
-	h := NewHTTPHandler(Config{}, testKeys(), rec, nil)
+	h := NewHTTPHandler(Config{}, testKeys(), rec, telemetry.Settings{})
 	js, err := ptraceotlp.NewExportRequestFromTraces(td).MarshalJSON()
 	if err != nil {
 		t.Fatal(err)
@@ -212,7 +213,7 @@ func TestPartialSuccess(t *testing.T) {
 
 func TestProjectHeaderAndMultipleProjects(t *testing.T) {
 	rec := &recorder{}
-	h := NewHTTPHandler(Config{}, testKeys(), rec, nil)
+	h := NewHTTPHandler(Config{}, testKeys(), rec, telemetry.Settings{})
 	send := func(td ptrace.Traces, header string) int {
 		req := httptest.NewRequest(http.MethodPost, TracesPath, bytes.NewReader(protoBody(t, td)))
 		req.Header.Set("Content-Type", "application/x-protobuf")

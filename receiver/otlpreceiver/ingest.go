@@ -10,8 +10,11 @@ import (
 
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/weftdev/weft/auth"
-	"github.com/weftdev/weft/pipeline"
+	"github.com/weftdev/weft/consumer"
+	"github.com/weftdev/weft/internal/telemetry"
 	"github.com/weftdev/weft/receiver/otelmap"
 	"github.com/weftdev/weft/storage"
 )
@@ -62,22 +65,44 @@ type ingester struct {
 	cfg      Config
 	mapper   *otelmap.Mapper
 	verifier auth.Verifier
-	sub      pipeline.Submitter
+	sub      consumer.Calls
 	logger   *slog.Logger
+	// accepted and refused count spans (otelcol_receiver_*_spans).
+	accepted, refused prometheus.Counter
 }
 
-func newIngester(cfg Config, v auth.Verifier, sub pipeline.Submitter, logger *slog.Logger) *ingester {
+func newIngester(cfg Config, v auth.Verifier, sub consumer.Calls, set telemetry.Settings, transport string) *ingester {
 	cfg = cfg.withDefaults()
-	if logger == nil {
-		logger = slog.New(slog.DiscardHandler)
-	}
-	return &ingester{
+	in := &ingester{
 		cfg:      cfg,
 		mapper:   otelmap.NewMapper(otelmap.Options{MaxAttributeValueBytes: cfg.MaxAttributeValueBytes}),
 		verifier: v,
 		sub:      sub,
-		logger:   logger,
+		logger:   set.Logger,
+		accepted: prometheus.NewCounter(prometheus.CounterOpts{Name: "unregistered"}),
+		refused:  prometheus.NewCounter(prometheus.CounterOpts{Name: "unregistered"}),
 	}
+	if in.logger == nil {
+		in.logger = slog.New(slog.DiscardHandler)
+	}
+	if m := set.Metrics; m != nil {
+		in.accepted = m.ReceiverAcceptedSpans.WithLabelValues(ReceiverType, transport)
+		in.refused = m.ReceiverRefusedSpans.WithLabelValues(ReceiverType, transport)
+	}
+	return in
+}
+
+// ReceiverType names this receiver in metrics and logs.
+const ReceiverType = "otlp"
+
+// count records one request's outcome in the span counters.
+func (in *ingester) count(spans int, out outcome, err error) {
+	if err != nil {
+		in.refused.Add(float64(spans))
+		return
+	}
+	in.refused.Add(float64(out.rejected))
+	in.accepted.Add(float64(spans - out.rejected))
 }
 
 // authenticate turns the request credentials into a principal.
@@ -98,8 +123,14 @@ func (in *ingester) authenticate(ctx context.Context, h http.Header) (auth.Princ
 	return auth.Principal{}, &failure{kind: failUnavailable, msg: "cannot verify the API key now; retry later", err: err}
 }
 
-// export maps, authorises and submits one request.
+// export maps, authorises and submits one request, and counts its spans.
 func (in *ingester) export(ctx context.Context, p auth.Principal, headerProject string, td ptrace.Traces) (outcome, error) {
+	out, err := in.exportSpans(ctx, p, headerProject, td)
+	in.count(td.SpanCount(), out, err)
+	return out, err
+}
+
+func (in *ingester) exportSpans(ctx context.Context, p auth.Principal, headerProject string, td ptrace.Traces) (outcome, error) {
 	if n := td.SpanCount(); n > in.cfg.MaxSpansPerRequest {
 		return outcome{}, fail(failTooLarge,
 			"request has %d spans, more than the limit of %d: lower the exporter's batch size (OTEL_BSP_MAX_EXPORT_BATCH_SIZE)",
@@ -119,7 +150,7 @@ func (in *ingester) export(ctx context.Context, p auth.Principal, headerProject 
 		for i := range res.Parts {
 			ops[i].Part = &res.Parts[i]
 		}
-		if _, err := in.sub.Submit(ctx, ops); err != nil {
+		if _, err := in.sub.ConsumeCalls(ctx, ops); err != nil {
 			return outcome{}, in.submitFailure(ctx, err)
 		}
 	}
@@ -141,9 +172,9 @@ func authFailure(err error) *failure {
 // and a retry is the client's best move.
 func (in *ingester) submitFailure(ctx context.Context, err error) *failure {
 	switch {
-	case errors.Is(err, pipeline.ErrOverloaded):
+	case errors.Is(err, consumer.ErrOverloaded):
 		return &failure{kind: failOverloaded, msg: "ingest queue is full; retry later", err: err}
-	case errors.Is(err, pipeline.ErrStopped):
+	case errors.Is(err, consumer.ErrStopped):
 		return &failure{kind: failUnavailable, msg: "server is shutting down; retry later", err: err}
 	case errors.Is(err, storage.ErrInvalidArgument):
 		return &failure{kind: failBadRequest, msg: err.Error()}

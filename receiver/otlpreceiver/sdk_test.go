@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/weftdev/weft/internal/telemetry"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracegrpc"
@@ -87,7 +88,7 @@ func checkAgentTrace(t *testing.T, rec *recorder) {
 func TestSDKExporterHTTP(t *testing.T) {
 	for _, gz := range []bool{false, true} {
 		rec := &recorder{}
-		srv := httptest.NewServer(NewHTTPHandler(Config{}, testKeys(), rec, nil))
+		srv := httptest.NewServer(NewHTTPHandler(Config{}, testKeys(), rec, telemetry.Settings{}))
 		opts := []otlptracehttp.Option{
 			otlptracehttp.WithEndpointURL(srv.URL + TracesPath),
 			otlptracehttp.WithHeaders(map[string]string{"wandb-api-key": fixtureKey}),
@@ -108,7 +109,7 @@ func TestSDKExporterHTTP(t *testing.T) {
 // startGRPC serves the receiver on a loopback port.
 func startGRPC(t *testing.T, cfg Config, rec *recorder) string {
 	t.Helper()
-	srv, err := NewGRPCServer(cfg, testKeys(), rec, nil)
+	srv, err := NewGRPCServer(cfg, testKeys(), rec, telemetry.Settings{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,8 +14,8 @@ import (
 	"time"
 
 	"github.com/weftdev/weft/auth"
+	"github.com/weftdev/weft/consumer"
 	"github.com/weftdev/weft/internal/httpapi"
-	"github.com/weftdev/weft/pipeline"
 	"github.com/weftdev/weft/storage"
 	"github.com/weftdev/weft/wire"
 )
@@ -25,7 +25,7 @@ const MaxDeleteIDs = 1000
 
 // Receiver holds the dependencies of the write handlers.
 type Receiver struct {
-	sub      pipeline.Submitter
+	sub      consumer.Calls
 	extract  wire.RefExtractor
 	logger   *slog.Logger
 	maxBytes int64
@@ -33,7 +33,7 @@ type Receiver struct {
 }
 
 // New builds a Receiver. extract finds refs in inputs and outputs.
-func New(sub pipeline.Submitter, extract wire.RefExtractor, maxBodyBytes int64, logger *slog.Logger) *Receiver {
+func New(sub consumer.Calls, extract wire.RefExtractor, maxBodyBytes int64, logger *slog.Logger) *Receiver {
 	return &Receiver{sub: sub, extract: extract, logger: logger, maxBytes: maxBodyBytes, now: time.Now}
 }
 
@@ -86,7 +86,7 @@ func (a *authorizer) write(projectID string) (auth.Principal, error) {
 }
 
 func (rc *Receiver) submit(ctx context.Context, ops []storage.CallOp) ([]storage.CallOpResult, error) {
-	res, err := rc.sub.Submit(ctx, ops)
+	res, err := rc.sub.ConsumeCalls(ctx, ops)
 	if err != nil {
 		return nil, fmt.Errorf("writing calls: %w", err)
 	}

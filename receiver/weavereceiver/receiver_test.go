@@ -10,18 +10,18 @@ import (
 	"testing"
 
 	"github.com/weftdev/weft/auth"
+	"github.com/weftdev/weft/consumer"
 	"github.com/weftdev/weft/internal/httpapi"
-	"github.com/weftdev/weft/pipeline"
 	"github.com/weftdev/weft/storage"
 )
 
-// recorder is a pipeline.Submitter that keeps what it was given.
+// recorder is a consumer.Calls that keeps what it was given.
 type recorder struct {
 	ops []storage.CallOp
 	err error
 }
 
-func (r *recorder) Submit(_ context.Context, ops []storage.CallOp) ([]storage.CallOpResult, error) {
+func (r *recorder) ConsumeCalls(_ context.Context, ops []storage.CallOp) ([]storage.CallOpResult, error) {
 	if r.err != nil {
 		return nil, r.err
 	}
@@ -35,7 +35,7 @@ func (r *recorder) Submit(_ context.Context, ops []storage.CallOp) ([]storage.Ca
 	return res, nil
 }
 
-func serve(t *testing.T, sub pipeline.Submitter, p auth.Principal, path, body string) (int, string) {
+func serve(t *testing.T, sub consumer.Calls, p auth.Principal, path, body string) (int, string) {
 	t.Helper()
 	mux := http.NewServeMux()
 	withCaller := func(h http.Handler) http.Handler {
@@ -102,7 +102,7 @@ func TestWriteEndpoints(t *testing.T) {
 }
 
 func TestOverloadAnswers429(t *testing.T) {
-	status, body := serve(t, &recorder{err: pipeline.ErrOverloaded}, member, "/call/start", `{"start":`+start+`}`)
+	status, body := serve(t, &recorder{err: consumer.ErrOverloaded}, member, "/call/start", `{"start":`+start+`}`)
 	if status != http.StatusTooManyRequests || !strings.Contains(body, "full") {
 		t.Fatalf("overload = %d %s", status, body)
 	}

@@ -1,0 +1,62 @@
+package app
+
+import (
+	"context"
+	"iter"
+
+	"github.com/weftdev/weft/storage"
+	"github.com/weftdev/weft/storage/sqlgen"
+)
+
+// consistentReads makes every calls and threads read wait for the writes
+// acknowledged before it began: with the write-ahead log, an acknowledged
+// write may still be on its way into the store.
+type consistentReads struct {
+	backend
+	barrier func(context.Context) error // nil: nothing to wait for
+}
+
+func (r consistentReads) wait(ctx context.Context) error {
+	if r.barrier == nil {
+		return nil
+	}
+	return r.barrier(ctx)
+}
+
+// QueryCalls implements storage.CallReader.
+func (r consistentReads) QueryCalls(ctx context.Context, q storage.CallsQuery) iter.Seq2[storage.StoredCall, error] {
+	return func(yield func(storage.StoredCall, error) bool) {
+		if err := r.wait(ctx); err != nil {
+			yield(storage.StoredCall{}, err)
+			return
+		}
+		for c, err := range r.backend.QueryCalls(ctx, q) {
+			if !yield(c, err) {
+				return
+			}
+		}
+	}
+}
+
+// CountCalls implements storage.CallReader.
+func (r consistentReads) CountCalls(ctx context.Context, q storage.CallsQuery, limit int64) (storage.CallsStats, error) {
+	if err := r.wait(ctx); err != nil {
+		return storage.CallsStats{}, err
+	}
+	return r.backend.CountCalls(ctx, q, limit)
+}
+
+// QueryThreads implements queryapi.ThreadReader.
+func (r consistentReads) QueryThreads(ctx context.Context, q sqlgen.ThreadsQuery) iter.Seq2[[]any, error] {
+	return func(yield func([]any, error) bool) {
+		if err := r.wait(ctx); err != nil {
+			yield(nil, err)
+			return
+		}
+		for row, err := range r.backend.QueryThreads(ctx, q) {
+			if !yield(row, err) {
+				return
+			}
+		}
+	}
+}

@@ -1,0 +1,144 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+
+	"go.opentelemetry.io/collector/component"
+
+	"github.com/weftdev/weft/config"
+	"github.com/weftdev/weft/consumer"
+	"github.com/weftdev/weft/exporter/storageexporter"
+	"github.com/weftdev/weft/internal/telemetry"
+	"github.com/weftdev/weft/pipeline/kafkaqueue"
+	"github.com/weftdev/weft/processor/batchprocessor"
+	"github.com/weftdev/weft/storage"
+)
+
+// writePath is this process's write pipeline in the Collector's shape:
+// receivers hand records to front (a batch processor), which hands them to
+// an exporter: the storage exporter, or the Kafka producer in the ingest
+// role. The process role's Kafka consumer is a receiver feeding a batch
+// processor and storage exporter of its own.
+type writePath struct {
+	front consumer.Calls
+	// barrier makes reads wait for acknowledged writes; nil when this
+	// process does not write the store it reads.
+	barrier func(context.Context) error
+	kafkaIn *kafkaqueue.Processor
+	// parts start in order (exporters before the processors feeding
+	// them) and shut down in reverse.
+	parts   []component.Component
+	started int
+}
+
+// buildWritePath assembles the pipeline for the configured roles.
+func buildWritePath(ctx context.Context, cfg config.Config, roles config.Roles, store storage.CallWriter, backendName string, m *telemetry.Metrics, logger *slog.Logger) (*writePath, error) {
+	w := &writePath{front: stoppedFront{}}
+	if len(cfg.BrokerList()) == 0 {
+		front, exp, err := w.storageChain(ctx, cfg, store, backendName, "", m, logger)
+		if err != nil {
+			return nil, err
+		}
+		w.front, w.barrier = front, exp.Barrier
+		return w, nil
+	}
+	if cfg.Kafka.CreateTopics {
+		if err := kafkaqueue.EnsureTopics(ctx, cfg.Kafka, logger); err != nil {
+			return nil, fmt.Errorf("kafka topics: %w", err)
+		}
+	}
+	if roles.Ingest {
+		if err := w.kafkaChain(ctx, cfg, m, logger); err != nil {
+			return nil, err
+		}
+	}
+	if roles.Process {
+		front, exp, err := w.storageChain(ctx, cfg, store, backendName, "process", m, logger)
+		if err != nil {
+			return nil, err
+		}
+		w.barrier = exp.Barrier
+		if w.kafkaIn, err = kafkaqueue.NewProcessor(cfg.Kafka, front, logger); err != nil {
+			return nil, fmt.Errorf("kafka processor: %w", err)
+		}
+		w.kafkaIn.Instrument(m)
+	}
+	return w, nil
+}
+
+// storageChain is batch processor -> storage exporter -> store.
+func (w *writePath) storageChain(ctx context.Context, cfg config.Config, store storage.CallWriter, backendName, name string, m *telemetry.Metrics, logger *slog.Logger) (consumer.Calls, *storageexporter.Exporter, error) {
+	ef := storageexporter.NewFactory()
+	exp, err := ef.Create(ctx, settings(ef.Type(), name, m, logger), cfg.WALConfig(), store, backendName)
+	if err != nil {
+		return nil, nil, err
+	}
+	pf := batchprocessor.NewFactory()
+	proc, err := pf.Create(ctx, settings(pf.Type(), name, m, logger), cfg.Pipeline, exp)
+	if err != nil {
+		return nil, nil, err
+	}
+	w.parts = append(w.parts, exp, proc)
+	return proc, exp, nil
+}
+
+// kafkaChain is batch processor -> Kafka producer, the ingest role's path.
+func (w *writePath) kafkaChain(ctx context.Context, cfg config.Config, m *telemetry.Metrics, logger *slog.Logger) error {
+	prod, err := kafkaqueue.NewProducer(cfg.Kafka, logger)
+	if err != nil {
+		return fmt.Errorf("kafka producer: %w", err)
+	}
+	pf := batchprocessor.NewFactory()
+	proc, err := pf.Create(ctx, settings(pf.Type(), "ingest", m, logger), cfg.Pipeline, prod)
+	if err != nil {
+		return errors.Join(err, prod.Stop(ctx))
+	}
+	producer := struct {
+		component.StartFunc
+		component.ShutdownFunc
+	}{ShutdownFunc: prod.Stop}
+	w.parts = append(w.parts, producer, proc)
+	w.front = proc
+	return nil
+}
+
+func settings(typ component.Type, name string, m *telemetry.Metrics, logger *slog.Logger) telemetry.Settings {
+	id := component.NewID(typ)
+	if name != "" {
+		id = component.NewIDWithName(typ, name)
+	}
+	return telemetry.Settings{ID: id, Logger: logger.With("component", id.String()), Metrics: m}
+}
+
+// start starts every part, exporters first; on failure it shuts down
+// what it started.
+func (w *writePath) start(ctx context.Context) error {
+	for _, p := range w.parts {
+		if err := p.Start(ctx, nil); err != nil {
+			return errors.Join(err, w.shutdown(ctx))
+		}
+		w.started++
+	}
+	return nil
+}
+
+// shutdown stops the parts in reverse order: processors flush into
+// exporters that are still running.
+func (w *writePath) shutdown(ctx context.Context) error {
+	var err error
+	for ; w.started > 0; w.started-- {
+		err = errors.Join(err, w.parts[w.started-1].Shutdown(ctx))
+	}
+	return err
+}
+
+// stoppedFront answers 503 in a process without the ingest role; no
+// receiver route is registered there, so it is only a safety net.
+type stoppedFront struct{}
+
+func (stoppedFront) ConsumeCalls(context.Context, []storage.CallOp) ([]storage.CallOpResult, error) {
+	return nil, consumer.ErrStopped
+}
