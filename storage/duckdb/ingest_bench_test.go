@@ -1,0 +1,97 @@
+package duckdb
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/weftdev/weft/storage"
+)
+
+// BenchmarkIngestOTelSpans measures the store's side of sustained OTLP
+// ingest: transactions of 50k OTel-like calls (~1 KB of mapped payload and
+// a ~1.5 KB raw span each) into a table that grows by every transaction,
+// as the storage exporter's applier writes them. It reports the rate over
+// the whole run and over its last quarter, which is what a store holding
+// millions of rows sustains. -benchtime 40x writes 2M calls.
+func BenchmarkIngestOTelSpans(b *testing.B) {
+	dir := b.TempDir()
+	s, err := Open(context.Background(), dir, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	const batch = 50_000
+	words := benchWords()
+	rng := rand.New(rand.NewPCG(1, 2))
+	attrs := json.RawMessage(`{"gen_ai":{"request":{"model":"gpt-4o"},"usage":{"input_tokens":120,"output_tokens":48}},"otel_span":{"kind":"SPAN_KIND_INTERNAL"}}`)
+	summary := json.RawMessage(`{"usage":{"gpt-4o":{"input_tokens":120,"output_tokens":48,"requests":1}}}`)
+	var lastQuarter time.Duration
+	b.ResetTimer()
+	for n := range b.N {
+		ops := make([]storage.CallOp, batch)
+		now := time.Now().UTC()
+		for i := range ops {
+			in, out := sentence(rng, words, 300), sentence(rng, words, 300)
+			inputs := json.RawMessage(`{"messages":[{"role":"user","content":"` + in + `"}]}`)
+			output := json.RawMessage(`{"messages":[{"role":"assistant","content":"` + out + `"}]}`)
+			dump := json.RawMessage(`{"name":"chat gpt-4o","attributes":{"gen_ai":{"input":{"messages":"[{\"role\":\"user\",\"content\":\"` + in +
+				`\"}]"},"output":{"messages":"[{\"role\":\"assistant\",\"content\":\"` + out + `\"}]"}}}}`)
+			ended := now.Add(420 * time.Millisecond)
+			ops[i] = storage.CallOp{Part: &storage.CallPart{Kind: storage.PartComplete, Call: storage.Call{
+				ProjectID: "bench/otel", ID: fmt.Sprintf("%016x", uint64(n)<<32|uint64(i)*2654435761), TraceID: fmt.Sprintf("%032x", n*batch+i/50),
+				ParentID: "a1b2c3d4e5f60718", OpName: "chat gpt-4o", StartedAt: now, EndedAt: &ended,
+				Attributes: attrs, Inputs: inputs, Output: output, Summary: summary, OtelDump: dump}}}
+		}
+		begin := time.Now()
+		if _, err := s.WriteCallOps(context.Background(), ops); err != nil {
+			b.Fatal(err)
+		}
+		if n >= b.N*3/4 {
+			lastQuarter += time.Since(begin)
+		}
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(b.N*batch)/b.Elapsed().Seconds(), "calls/s")
+	if _, err := s.db.Exec("CHECKPOINT"); err != nil {
+		b.Fatal(err)
+	}
+	if st, err := os.Stat(filepath.Join(dir, FileName)); err == nil {
+		b.ReportMetric(float64(st.Size())/float64(b.N*batch), "disk-B/call")
+	}
+	if q := b.N - b.N*3/4; lastQuarter > 0 {
+		b.ReportMetric(float64(q*batch)/lastQuarter.Seconds(), "calls/s-last-quarter")
+	}
+}
+
+// benchWords is a vocabulary of 2000 made-up words, so that every call's
+// text differs as real prompts do (identical text would compress to
+// nothing and flatter the store).
+func benchWords() []string {
+	rng := rand.New(rand.NewPCG(7, 7))
+	words := make([]string, 2000)
+	for i := range words {
+		b := make([]byte, 2+rng.IntN(9))
+		for j := range b {
+			b[j] = byte('a' + rng.IntN(26))
+		}
+		words[i] = string(b)
+	}
+	return words
+}
+
+// sentence joins random words up to about n bytes.
+func sentence(rng *rand.Rand, words []string, n int) string {
+	var sb strings.Builder
+	for sb.Len() < n {
+		sb.WriteString(words[rng.IntN(len(words))])
+		sb.WriteByte(' ')
+	}
+	return sb.String()
+}
