@@ -51,7 +51,7 @@ func end(project, id string, at time.Time, output string) storage.CallOp {
 		ProjectID: project, ID: id, EndedAt: &at, Output: json.RawMessage(output), Summary: json.RawMessage(`{}`)}}}
 }
 
-func write(t *testing.T, s CallStore, ops ...storage.CallOp) []storage.CallOpResult {
+func write(t *testing.T, s storage.CallWriter, ops ...storage.CallOp) []storage.CallOpResult {
 	t.Helper()
 	res, err := s.WriteCallOps(context.Background(), ops)
 	if err != nil {

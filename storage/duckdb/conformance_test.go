@@ -9,3 +9,7 @@ import (
 func TestCallsConformance(t *testing.T) {
 	conformance.RunCalls(t, func(t *testing.T) conformance.CallStore { return openTestStore(t) })
 }
+
+func TestThreadsConformance(t *testing.T) {
+	conformance.RunThreads(t, func(t *testing.T) conformance.ThreadStore { return openTestStore(t) })
+}
