@@ -11,6 +11,7 @@ import (
 	"github.com/weftdev/weft/auth"
 	"github.com/weftdev/weft/internal/httpapi"
 	"github.com/weftdev/weft/storage"
+	"github.com/weftdev/weft/storage/querylang"
 	"github.com/weftdev/weft/wire"
 )
 
@@ -31,8 +32,10 @@ type callsQueryReq struct {
 	query            json.RawMessage
 }
 
-// decodeCallsQuery reads a CallsQueryReq; expand reports whether expanded
-// ref values are returned (return_expanded_column_values, default true).
+// decodeCallsQuery reads a CallsQueryReq and parses its query, so a bad
+// query is refused before any answer is written; expand reports whether
+// expanded ref values are returned (return_expanded_column_values,
+// default true).
 func decodeCallsQuery(body []byte) (storage.CallsQuery, bool, error) {
 	var r callsQueryReq
 	var sortBy []storage.SortBy
@@ -49,7 +52,9 @@ func decodeCallsQuery(body []byte) (storage.CallsQuery, bool, error) {
 		return storage.CallsQuery{}, false, err
 	}
 	r.q.SortBy = sortBy
-	r.q.Where = r.query
+	if r.q.Where, err = querylang.Parse(r.query); err != nil {
+		return storage.CallsQuery{}, false, err
+	}
 	if r.limit != nil && *r.limit > 0 {
 		r.q.Limit = *r.limit
 	}
@@ -226,10 +231,12 @@ func (a *API) callsQueryStats(r *http.Request, body []byte) (any, error) {
 	if limit != nil && *limit < 1 {
 		return nil, &wire.FieldError{Field: "limit", Msg: fmt.Sprintf("must be at least 1, got %d", *limit)}
 	}
+	if q.Where, err = querylang.Parse(query); err != nil {
+		return nil, err
+	}
 	if _, err := httpapi.Authorize(r.Context(), q.ProjectID, auth.Read); err != nil {
 		return nil, err
 	}
-	q.Where = query
 	var max int64
 	if limit != nil {
 		max = *limit

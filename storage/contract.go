@@ -2,8 +2,9 @@ package storage
 
 import (
 	"context"
-	"encoding/json"
 	"iter"
+
+	"github.com/weftdev/weft/storage/querylang"
 )
 
 // CallOp is one ordered write in a call batch: exactly one field is set.
@@ -30,11 +31,13 @@ type CallWriter interface {
 }
 
 // CallsQuery is a storage-neutral calls query, already authorised for
-// ProjectID. Where, Filter and SortBy are the parsed wire forms.
+// ProjectID. Where is the parsed query (nil: none), parsed by the caller
+// before any answer is written so a syntax error is a clean 400; which
+// fields it may read is checked by the backend's compiler.
 type CallsQuery struct {
 	ProjectID string
 	Filter    CallsFilter
-	Where     json.RawMessage // the query's "$expr" document, nil when absent
+	Where     querylang.Expr
 	// SortBy nil means the default order (started_at asc, id asc); a
 	// non-nil empty slice means no ORDER BY.
 	SortBy  []SortBy

@@ -232,7 +232,7 @@ func TestLargeBatchRedelivery(t *testing.T) {
 		t.Errorf("%d stored rows; want %d (a start and a merged version each)", n, 2*len(ops))
 	}
 	st, err := s.CountCalls(context.Background(), storage.CallsQuery{ProjectID: "e/p",
-		Where: json.RawMessage(`{"$expr":{"$eq":[{"$getField":"summary.weave.status"},{"$literal":"success"}]}}`)}, 0)
+		Where: mustParseQuery(t, `{"$expr":{"$eq":[{"$getField":"summary.weave.status"},{"$literal":"success"}]}}`)}, 0)
 	if err != nil || st.Count != int64(len(ops)) {
 		t.Errorf("ended calls = %d, %v; want %d", st.Count, err, len(ops))
 	}
