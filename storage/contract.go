@@ -15,7 +15,9 @@ type CallOp struct {
 }
 
 // CallOpResult is the outcome of one CallOp. NumDeleted is set for deletes:
-// the number of requested ids plus the descendants found.
+// the number of calls the delete removed, its live requested calls plus
+// their live descendants; ids naming no call, or a call deleted before,
+// count for nothing (the reference server counts every requested id).
 type CallOpResult struct {
 	NumDeleted int
 }

@@ -30,6 +30,8 @@ func RunCalls(t *testing.T, newStore func(t *testing.T) CallStore) {
 		{"ProjectIsolation", testProjectIsolation},
 		{"UpdateDisplayName", testUpdateDisplayName},
 		{"DeleteCascadesAndHides", testDeleteCascades},
+		{"DeleteCountsOnlyCallsDeleted", testDeleteCountsOnlyDeleted},
+		{"DeleteSeesSameBatch", testDeleteSeesSameBatch},
 		{"CountWithLimit", testCountWithLimit},
 		{"FilterByOpAndTrace", testFilterByOpAndTrace},
 	}
@@ -139,8 +141,8 @@ func testProjectIsolation(t *testing.T, s CallStore) {
 	wantIDs(t, query(t, s, storage.CallsQuery{ProjectID: "e/p"}), "a")
 	wantIDs(t, query(t, s, storage.CallsQuery{ProjectID: "e/p", Filter: storage.CallsFilter{CallIDs: []string{"b"}}}))
 	res := write(t, s, storage.CallOp{Delete: &storage.CallDelete{ProjectID: "e/p", IDs: []string{"b"}, At: base}})
-	if res[0].NumDeleted != 1 {
-		t.Fatalf("num_deleted = %d", res[0].NumDeleted)
+	if res[0].NumDeleted != 0 {
+		t.Fatalf("num_deleted = %d for another project's call, want 0", res[0].NumDeleted)
 	}
 	wantIDs(t, query(t, s, storage.CallsQuery{ProjectID: "other/p"}), "b")
 }

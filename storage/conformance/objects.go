@@ -43,6 +43,7 @@ func RunObjects(t *testing.T, newStore func(t *testing.T) storage.ObjectStore) {
 		{"ReadNotFound", testObjReadNotFound},
 		{"DeleteAndResurrect", testObjDeleteAndResurrect},
 		{"DeleteRules", testObjDeleteRules},
+		{"DeleteStamp", testObjDeleteStamp},
 		{"QueryFilters", testObjQueryFilters},
 		{"QueryOrderAndPaging", testObjQueryOrderAndPaging},
 		{"TagsAndAliases", testObjTagsAndAliases},
