@@ -8,13 +8,8 @@ import (
 	"time"
 
 	"github.com/weftdev/weft/storage"
-	"github.com/weftdev/weft/storage/conformance"
 	"github.com/weftdev/weft/storage/querylang"
 )
-
-func TestFeedbackConformance(t *testing.T) {
-	conformance.RunFeedback(t, func(t *testing.T) storage.FeedbackStore { return openTestStore(t, Options{}) })
-}
 
 var fbAt = time.Date(2025, 3, 4, 5, 6, 7, 0, time.UTC)
 

@@ -15,7 +15,7 @@ func del(project string, ids ...string) storage.CallOp {
 
 // testDeleteCountsOnlyDeleted: num_deleted counts the calls a delete
 // removes, never ids that name no call or a call deleted before.
-func testDeleteCountsOnlyDeleted(t *testing.T, s CallStore) {
+func testDeleteCountsOnlyDeleted(t *testing.T, s callStore) {
 	write(t, s, start("e/p", "root", "t", "", "op", base), start("e/p", "kid", "t", "root", "op", base),
 		start("e/p", "lone", "t2", "", "op", base))
 	for _, tc := range []struct {
@@ -37,7 +37,7 @@ func testDeleteCountsOnlyDeleted(t *testing.T, s CallStore) {
 
 // testDeleteSeesSameBatch: a delete reaches calls written earlier in the
 // same batch, and a start after it in the batch is a new live call.
-func testDeleteSeesSameBatch(t *testing.T, s CallStore) {
+func testDeleteSeesSameBatch(t *testing.T, s callStore) {
 	res := write(t, s, start("e/p", "a", "t", "", "op", base), start("e/p", "b", "t", "a", "op", base),
 		del("e/p", "a"), start("e/p", "c", "t", "a", "op", base))
 	if res[2].NumDeleted != 2 {

@@ -10,17 +10,17 @@ import (
 	"github.com/weftdev/weft/storage"
 )
 
-// ThreadStore is what the threads cases need from a backend.
-type ThreadStore interface {
+// threadStore is what the threads cases need from a backend.
+type threadStore interface {
 	storage.CallWriter
 	storage.ThreadReader
 }
 
-// RunThreads runs every threads case against stores made by newStore.
-func RunThreads(t *testing.T, newStore func(t *testing.T) ThreadStore) {
+// runThreads runs every threads case against stores made by newStore.
+func runThreads(t *testing.T, newStore func(t *testing.T) threadStore) {
 	cases := []struct {
 		name string
-		run  func(t *testing.T, s ThreadStore)
+		run  func(t *testing.T, s threadStore)
 	}{
 		{"AggregatesTurns", testThreadAggregates},
 		{"BadSortYieldsOneError", testThreadBadSort},
@@ -41,7 +41,7 @@ func turn(id, thread, turnID string, at, dur time.Duration) []storage.CallOp {
 	return []storage.CallOp{s, end("e/t", id, base.Add(at+dur), `null`)}
 }
 
-func queryThreads(t *testing.T, s ThreadStore, q storage.ThreadsQuery) []storage.Thread {
+func queryThreads(t *testing.T, s threadStore, q storage.ThreadsQuery) []storage.Thread {
 	t.Helper()
 	var out []storage.Thread
 	for th, err := range s.QueryThreads(context.Background(), q) {
@@ -53,7 +53,7 @@ func queryThreads(t *testing.T, s ThreadStore, q storage.ThreadsQuery) []storage
 	return out
 }
 
-func testThreadAggregates(t *testing.T, s ThreadStore) {
+func testThreadAggregates(t *testing.T, s threadStore) {
 	var ops []storage.CallOp
 	for _, tr := range []struct {
 		id, thread, turn string
@@ -102,7 +102,7 @@ func testThreadAggregates(t *testing.T, s ThreadStore) {
 	}
 }
 
-func testThreadBadSort(t *testing.T, s ThreadStore) {
+func testThreadBadSort(t *testing.T, s threadStore) {
 	q := storage.ThreadsQuery{ProjectID: "e/t", SortBy: []storage.SortBy{{Field: "nope", Direction: "asc"}}}
 	n := 0
 	for th, err := range s.QueryThreads(context.Background(), q) {
@@ -116,7 +116,7 @@ func testThreadBadSort(t *testing.T, s ThreadStore) {
 	}
 }
 
-func testThreadCancelled(t *testing.T, s ThreadStore) {
+func testThreadCancelled(t *testing.T, s threadStore) {
 	write(t, s, turn("a1", "th1", "a1", 0, time.Second)...)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
