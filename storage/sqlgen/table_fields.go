@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/weftdev/weft/storage"
-	"github.com/weftdev/weft/wire"
 )
 
 // OutKind says how a selected value reads back.
@@ -154,7 +153,7 @@ func writeTableValue(buf *bytes.Buffer, o Output, v any) error {
 		if !ok {
 			return fmt.Errorf("want a timestamp, got %T", v)
 		}
-		v = wire.FormatTime(t)
+		v = formatTime(t)
 	case OutFloat:
 		if f, ok := v.(float64); ok && (math.IsNaN(f) || math.IsInf(f, 0)) {
 			v = nil
@@ -166,4 +165,14 @@ func writeTableValue(buf *bytes.Buffer, o Output, v any) error {
 	}
 	buf.Write(enc)
 	return nil
+}
+
+// formatTime prints a stored datetime as the API answers datetimes:
+// ISO-8601 UTC, microseconds when there are any.
+func formatTime(t time.Time) string {
+	t = t.UTC().Truncate(time.Microsecond)
+	if t.Nanosecond() == 0 {
+		return t.Format("2006-01-02T15:04:05Z")
+	}
+	return t.Format("2006-01-02T15:04:05.000000Z")
 }
