@@ -38,9 +38,10 @@ type callsQueryReq struct {
 // default true).
 func decodeCallsQuery(body []byte) (storage.CallsQuery, bool, error) {
 	var r callsQueryReq
-	var sortBy []storage.SortBy
+	var sortBy []wire.SortBy
+	var filter wire.CallsFilter
 	err := wire.DecodeTop(body, wire.Fields{
-		"project_id": &r.q.ProjectID, "filter": &r.q.Filter, "query": &r.query,
+		"project_id": &r.q.ProjectID, "filter": &filter, "query": &r.query,
 		"sort_by": &sortBy, "limit": &r.limit, "offset": &r.offset,
 		"columns": &r.q.Columns, "expand_columns": &r.q.ExpandColumns,
 		"return_expanded_column_values": &r.returnExpanded,
@@ -51,7 +52,7 @@ func decodeCallsQuery(body []byte) (storage.CallsQuery, bool, error) {
 	if err != nil {
 		return storage.CallsQuery{}, false, err
 	}
-	r.q.SortBy = sortBy
+	r.q.SortBy, r.q.Filter = wire.StorageSort(sortBy), filter.Storage()
 	if r.q.Where, err = querylang.Parse(r.query); err != nil {
 		return storage.CallsQuery{}, false, err
 	}
@@ -222,12 +223,14 @@ func (a *API) callsQueryStats(r *http.Request, body []byte) (any, error) {
 	var q storage.CallsQuery
 	var limit *int64
 	var query json.RawMessage
-	err := wire.DecodeTop(body, wire.Fields{"project_id": &q.ProjectID, "filter": &q.Filter, "query": &query,
+	var filter wire.CallsFilter
+	err := wire.DecodeTop(body, wire.Fields{"project_id": &q.ProjectID, "filter": &filter, "query": &query,
 		"limit": &limit, "include_total_storage_size": &q.IncludeTotalStorageSize,
 		"expand_columns": &q.ExpandColumns}, "project_id")
 	if err != nil {
 		return nil, err
 	}
+	q.Filter = filter.Storage()
 	if limit != nil && *limit < 1 {
 		return nil, &wire.FieldError{Field: "limit", Msg: fmt.Sprintf("must be at least 1, got %d", *limit)}
 	}

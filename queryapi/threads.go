@@ -43,11 +43,13 @@ func decodeThreadsQuery(body []byte) (storage.ThreadsQuery, error) {
 	var q storage.ThreadsQuery
 	var f threadsFilter
 	var limit, offset *int64
+	var sortBy []wire.SortBy
 	err := wire.DecodeTop(body, wire.Fields{"project_id": &q.ProjectID, "filter": &f,
-		"limit": &limit, "offset": &offset, "sort_by": &q.SortBy}, "project_id")
+		"limit": &limit, "offset": &offset, "sort_by": &sortBy}, "project_id")
 	if err != nil {
 		return q, err
 	}
+	q.SortBy = wire.StorageSort(sortBy)
 	for name, v := range map[string]*int64{"limit": limit, "offset": offset} {
 		if v != nil && *v < 0 {
 			return q, &wire.FieldError{Field: name, Msg: fmt.Sprintf("must be 0 or more, got %d", *v)}

@@ -57,23 +57,23 @@ type CallsQuery struct {
 
 // CallsFilter is the structured filter of a calls query (wire CallsFilter).
 type CallsFilter struct {
-	OpNames        []string `json:"op_names,omitempty"`
-	InputRefs      []string `json:"input_refs,omitempty"`
-	OutputRefs     []string `json:"output_refs,omitempty"`
-	ParentIDs      []string `json:"parent_ids,omitempty"`
-	TraceIDs       []string `json:"trace_ids,omitempty"`
-	CallIDs        []string `json:"call_ids,omitempty"`
-	ThreadIDs      []string `json:"thread_ids"` // nil = no filter; [] matches nothing
-	TurnIDs        []string `json:"turn_ids"`   // nil = no filter; [] matches nothing
-	TraceRootsOnly bool     `json:"trace_roots_only,omitempty"`
-	WBUserIDs      []string `json:"wb_user_ids,omitempty"`
-	WBRunIDs       []string `json:"wb_run_ids,omitempty"`
+	OpNames        []string
+	InputRefs      []string
+	OutputRefs     []string
+	ParentIDs      []string
+	TraceIDs       []string
+	CallIDs        []string
+	ThreadIDs      []string // nil = no filter; [] matches nothing
+	TurnIDs        []string // nil = no filter; [] matches nothing
+	TraceRootsOnly bool
+	WBUserIDs      []string
+	WBRunIDs       []string
 }
 
 // SortBy is one ordering term.
 type SortBy struct {
-	Field     string `json:"field"`
-	Direction string `json:"direction"` // "asc" or "desc"
+	Field     string
+	Direction string // "asc" or "desc"
 }
 
 // CallsStats is the answer of a stats query.

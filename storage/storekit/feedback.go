@@ -76,6 +76,8 @@ func FeedbackForRefs(ctx context.Context, db TableSQL, projectID string, refChun
 			return nil, fmt.Errorf("feedback of calls: %w", err)
 		}
 		for _, r := range rows {
+			// The row is the stored feedback as a JSON document; its
+			// weave_ref key groups it.
 			var key struct {
 				WeaveRef string `json:"weave_ref"`
 			}
