@@ -53,7 +53,10 @@ func queryThreads(t *testing.T, s threadStore, q storage.ThreadsQuery) []storage
 	return out
 }
 
-func testThreadAggregates(t *testing.T, s threadStore) {
+// writeThreadFixture writes turns of three threads: th1 with two ended
+// turns and a child call, th2 still running, th3 deleted; and a call of no
+// thread.
+func writeThreadFixture(t *testing.T, s threadStore) {
 	var ops []storage.CallOp
 	for _, tr := range []struct {
 		id, thread, turn string
@@ -70,6 +73,10 @@ func testThreadAggregates(t *testing.T, s threadStore) {
 	}
 	ops = append(ops, storage.CallOp{Delete: &storage.CallDelete{ProjectID: "e/t", IDs: []string{"d1"}, At: base}})
 	write(t, s, ops...)
+}
+
+func testThreadAggregates(t *testing.T, s threadStore) {
+	writeThreadFixture(t, s)
 	got := queryThreads(t, s, storage.ThreadsQuery{ProjectID: "e/t"})
 	if len(got) != 1 {
 		t.Fatalf("threads = %+v; want only th1", got)
@@ -77,28 +84,27 @@ func testThreadAggregates(t *testing.T, s threadStore) {
 	th := got[0]
 	want := storage.Thread{ThreadID: "th1", TurnCount: 2, StartTime: base.Add(time.Minute),
 		LastUpdated: base.Add(5*time.Minute + time.Second), FirstTurnID: "a1", LastTurnID: "a3"}
-	p50, p99 := th.P50TurnDurationMS, th.P99TurnDurationMS
-	th.P50TurnDurationMS, th.P99TurnDurationMS = nil, nil
 	if th.StartTime.Location() != time.UTC || th.LastUpdated.Location() != time.UTC {
 		t.Errorf("times are not UTC: %v, %v", th.StartTime, th.LastUpdated)
 	}
 	if !th.StartTime.Equal(want.StartTime) || !th.LastUpdated.Equal(want.LastUpdated) {
 		t.Errorf("times = %v, %v; want %v, %v", th.StartTime, th.LastUpdated, want.StartTime, want.LastUpdated)
 	}
-	th.StartTime, th.LastUpdated = want.StartTime, want.LastUpdated
+	checkQuantile(t, "p50", th.P50TurnDurationMS, 1250)
+	checkQuantile(t, "p99", th.P99TurnDurationMS, 1000+0.99*500)
+	th.StartTime, th.LastUpdated, th.P50TurnDurationMS, th.P99TurnDurationMS = want.StartTime, want.LastUpdated, nil, nil
 	if th != want {
 		t.Errorf("thread = %+v; want %+v", th, want)
 	}
-	for name, q := range map[string]struct {
-		got  *float64
-		want float64
-	}{"p50": {p50, 1250}, "p99": {p99, 1000 + 0.99*500}} {
-		if q.got == nil || math.Abs(*q.got-q.want) > 1e-6 {
-			t.Errorf("%s turn duration = %v; want %v", name, q.got, q.want)
-		}
-	}
 	if other := queryThreads(t, s, storage.ThreadsQuery{ProjectID: "e/other"}); len(other) != 0 {
 		t.Errorf("another project sees %+v", other)
+	}
+}
+
+func checkQuantile(t *testing.T, name string, got *float64, want float64) {
+	t.Helper()
+	if got == nil || math.Abs(*got-want) > 1e-6 {
+		t.Errorf("%s turn duration = %v; want %v", name, got, want)
 	}
 }
 
