@@ -9,7 +9,6 @@ import (
 
 	"github.com/weftdev/weft/auth"
 	"github.com/weftdev/weft/config"
-	"github.com/weftdev/weft/queryapi"
 	"github.com/weftdev/weft/storage"
 	"github.com/weftdev/weft/storage/clickhouse"
 	"github.com/weftdev/weft/storage/duckdb"
@@ -26,7 +25,7 @@ type backend interface {
 	storage.FileStore
 	storage.FeedbackStore
 	storage.CostStore
-	queryapi.ThreadReader
+	storage.ThreadReader
 	Close() error
 }
 

@@ -5,7 +5,6 @@ import (
 	"iter"
 
 	"github.com/weftdev/weft/storage"
-	"github.com/weftdev/weft/storage/sqlgen"
 )
 
 // consistentReads makes every calls and threads read wait for the writes
@@ -46,11 +45,11 @@ func (r consistentReads) CountCalls(ctx context.Context, q storage.CallsQuery, l
 	return r.backend.CountCalls(ctx, q, limit)
 }
 
-// QueryThreads implements queryapi.ThreadReader.
-func (r consistentReads) QueryThreads(ctx context.Context, q sqlgen.ThreadsQuery) iter.Seq2[[]any, error] {
-	return func(yield func([]any, error) bool) {
+// QueryThreads implements storage.ThreadReader.
+func (r consistentReads) QueryThreads(ctx context.Context, q storage.ThreadsQuery) iter.Seq2[storage.Thread, error] {
+	return func(yield func(storage.Thread, error) bool) {
 		if err := r.wait(ctx); err != nil {
-			yield(nil, err)
+			yield(storage.Thread{}, err)
 			return
 		}
 		for row, err := range r.backend.QueryThreads(ctx, q) {

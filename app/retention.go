@@ -4,26 +4,27 @@ import (
 	"context"
 	"time"
 
-	"github.com/weftdev/weft/storage/duckdb"
+	"github.com/weftdev/weft/storage"
 )
 
-// expireEvery is how often the embedded store drops calls past their
-// project's retention (ClickHouse does the same with a TTL).
+// expireEvery is how often a store that must be told to drops calls past
+// their project's retention (ClickHouse does it by itself with a TTL).
 const expireEvery = 10 * time.Minute
 
-// startRetention runs the embedded store's expiry until ctx ends, when the
-// config sets any retention.
+// startRetention runs the store's expiry until ctx ends, when the store
+// needs one (storage.CallExpirer), this process writes, and the config
+// sets any retention.
 func (s *Server) startRetention(ctx context.Context) {
-	store, ok := s.store.(*duckdb.Store)
-	r := duckdb.Retention{Default: s.cfg.Retention.Default, Projects: s.cfg.Retention.Projects}
-	if !ok || !s.roles.Process || (r.Default == 0 && len(r.Projects) == 0) {
+	expirer, ok := s.store.(storage.CallExpirer)
+	r := storage.Retention{Default: s.cfg.Retention.Default, Projects: s.cfg.Retention.Projects}
+	if !ok || !s.roles.Process || !r.Enabled() {
 		return
 	}
 	go func() {
 		t := time.NewTicker(expireEvery)
 		defer t.Stop()
 		for {
-			n, err := store.ExpireCalls(ctx, r, time.Now())
+			n, err := expirer.ExpireCalls(ctx, r, time.Now())
 			switch {
 			case err != nil && ctx.Err() == nil:
 				s.logger.Warn("expiring calls past their retention", "err", err)

@@ -11,6 +11,7 @@ import (
 	"github.com/weftdev/weft/auth"
 	"github.com/weftdev/weft/internal/httpapi"
 	"github.com/weftdev/weft/storage"
+	"github.com/weftdev/weft/storage/querylang"
 	"github.com/weftdev/weft/wire"
 )
 
@@ -31,13 +32,16 @@ type callsQueryReq struct {
 	query            json.RawMessage
 }
 
-// decodeCallsQuery reads a CallsQueryReq; expand reports whether expanded
-// ref values are returned (return_expanded_column_values, default true).
+// decodeCallsQuery reads a CallsQueryReq and parses its query, so a bad
+// query is refused before any answer is written; expand reports whether
+// expanded ref values are returned (return_expanded_column_values,
+// default true).
 func decodeCallsQuery(body []byte) (storage.CallsQuery, bool, error) {
 	var r callsQueryReq
-	var sortBy []storage.SortBy
+	var sortBy []wire.SortBy
+	var filter wire.CallsFilter
 	err := wire.DecodeTop(body, wire.Fields{
-		"project_id": &r.q.ProjectID, "filter": &r.q.Filter, "query": &r.query,
+		"project_id": &r.q.ProjectID, "filter": &filter, "query": &r.query,
 		"sort_by": &sortBy, "limit": &r.limit, "offset": &r.offset,
 		"columns": &r.q.Columns, "expand_columns": &r.q.ExpandColumns,
 		"return_expanded_column_values": &r.returnExpanded,
@@ -48,8 +52,10 @@ func decodeCallsQuery(body []byte) (storage.CallsQuery, bool, error) {
 	if err != nil {
 		return storage.CallsQuery{}, false, err
 	}
-	r.q.SortBy = sortBy
-	r.q.Where = r.query
+	r.q.SortBy, r.q.Filter = wire.StorageSort(sortBy), filter.Storage()
+	if r.q.Where, err = querylang.Parse(r.query); err != nil {
+		return storage.CallsQuery{}, false, err
+	}
 	if r.limit != nil && *r.limit > 0 {
 		r.q.Limit = *r.limit
 	}
@@ -217,19 +223,23 @@ func (a *API) callsQueryStats(r *http.Request, body []byte) (any, error) {
 	var q storage.CallsQuery
 	var limit *int64
 	var query json.RawMessage
-	err := wire.DecodeTop(body, wire.Fields{"project_id": &q.ProjectID, "filter": &q.Filter, "query": &query,
+	var filter wire.CallsFilter
+	err := wire.DecodeTop(body, wire.Fields{"project_id": &q.ProjectID, "filter": &filter, "query": &query,
 		"limit": &limit, "include_total_storage_size": &q.IncludeTotalStorageSize,
 		"expand_columns": &q.ExpandColumns}, "project_id")
 	if err != nil {
 		return nil, err
 	}
+	q.Filter = filter.Storage()
 	if limit != nil && *limit < 1 {
 		return nil, &wire.FieldError{Field: "limit", Msg: fmt.Sprintf("must be at least 1, got %d", *limit)}
+	}
+	if q.Where, err = querylang.Parse(query); err != nil {
+		return nil, err
 	}
 	if _, err := httpapi.Authorize(r.Context(), q.ProjectID, auth.Read); err != nil {
 		return nil, err
 	}
-	q.Where = query
 	var max int64
 	if limit != nil {
 		max = *limit

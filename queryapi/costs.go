@@ -169,8 +169,9 @@ func (a *CostsAPI) query(r *http.Request, body []byte) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return a.store.QueryPrices(r.Context(), storage.CostQuery{ProjectID: q.ProjectID, Fields: q.Fields,
-		Where: q.Query, SortBy: q.SortBy, Limit: q.Limit, Offset: q.offset()})
+	res, err := a.store.QueryPrices(r.Context(), storage.CostQuery{ProjectID: q.ProjectID, Fields: q.Fields,
+		Where: q.Query, SortBy: wire.StorageSort(q.SortBy), Limit: q.Limit, Offset: q.offset()})
+	return wire.CostQueryRes(res), err
 }
 
 func (a *CostsAPI) purge(r *http.Request, body []byte) (any, error) {

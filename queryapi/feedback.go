@@ -149,8 +149,9 @@ func (a *FeedbackAPI) query(r *http.Request, body []byte) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return a.store.QueryFeedback(r.Context(), storage.FeedbackQuery{ProjectID: q.ProjectID, Fields: q.Fields,
-		Where: q.Query, SortBy: q.SortBy, Limit: q.Limit, Offset: q.offset()})
+	res, err := a.store.QueryFeedback(r.Context(), storage.FeedbackQuery{ProjectID: q.ProjectID, Fields: q.Fields,
+		Where: q.Query, SortBy: wire.StorageSort(q.SortBy), Limit: q.Limit, Offset: q.offset()})
+	return wire.FeedbackQueryRes(res), err
 }
 
 func (a *FeedbackAPI) purge(r *http.Request, body []byte) (any, error) {

@@ -195,5 +195,6 @@ func (a *FilesAPI) stats(r *http.Request, body []byte) (any, error) {
 	if _, err := httpapi.Authorize(r.Context(), projectID, auth.Read); err != nil {
 		return nil, err
 	}
-	return a.files.FilesStats(r.Context(), projectID)
+	st, err := a.files.FilesStats(r.Context(), projectID)
+	return wire.FilesStats(st), err
 }

@@ -44,26 +44,12 @@ func (a *ObjectsAPI) Register(mux *http.ServeMux, wrap func(http.Handler) http.H
 	}
 }
 
-// objOut is ObjSchema on the wire: datetimes as the reference prints them.
-type objOut struct {
-	storage.ObjSchema
-	CreatedAt wire.Time  `json:"created_at"`
-	DeletedAt *wire.Time `json:"deleted_at"`
-}
-
-func newObjOut(o storage.ObjSchema) objOut {
-	out := objOut{ObjSchema: o, CreatedAt: wire.Time{Time: o.CreatedAt}}
-	if o.DeletedAt != nil {
-		out.DeletedAt = &wire.Time{Time: *o.DeletedAt}
-	}
-	return out
-}
-
 func (a *ObjectsAPI) create(r *http.Request, body []byte) (any, error) {
-	var req storage.ObjCreateReq
-	if err := wire.DecodeTop(body, wire.Fields{"obj": &req.Obj}, "obj"); err != nil {
+	var obj wire.ObjSchemaForInsert
+	if err := wire.DecodeTop(body, wire.Fields{"obj": &obj}, "obj"); err != nil {
 		return nil, err
 	}
+	req := storage.ObjCreateReq{Obj: obj.Storage()}
 	if req.Obj.ProjectID == "" {
 		return nil, &wire.FieldError{Field: "obj.project_id", Msg: "field required (form entity/project)"}
 	}
@@ -82,7 +68,8 @@ func (a *ObjectsAPI) create(r *http.Request, body []byte) (any, error) {
 	if p.UserID != "" {
 		req.Obj.WBUserID = &p.UserID
 	}
-	return a.store.CreateObject(r.Context(), req)
+	res, err := a.store.CreateObject(r.Context(), req)
+	return wire.ObjCreateRes(res), err
 }
 
 func (a *ObjectsAPI) read(r *http.Request, body []byte) (any, error) {
@@ -100,7 +87,7 @@ func (a *ObjectsAPI) read(r *http.Request, body []byte) (any, error) {
 	if err != nil {
 		return nil, deletedError(err)
 	}
-	return map[string]any{"obj": newObjOut(res.Obj)}, nil
+	return wire.ObjReadRes{Obj: wire.NewObjSchema(res.Obj)}, nil
 }
 
 // deletedError adds deleted_at to the 404 of a deleted version: clients
@@ -116,13 +103,16 @@ func deletedError(err error) error {
 
 func (a *ObjectsAPI) query(r *http.Request, body []byte) (any, error) {
 	var req storage.ObjQueryReq
-	err := wire.DecodeTop(body, wire.Fields{"project_id": &req.ProjectID, "filter": &req.Filter,
-		"limit": &req.Limit, "offset": &req.Offset, "sort_by": &req.SortBy, "metadata_only": &req.MetadataOnly,
+	var filter *wire.ObjectVersionFilter
+	var sortBy []wire.SortBy
+	err := wire.DecodeTop(body, wire.Fields{"project_id": &req.ProjectID, "filter": &filter,
+		"limit": &req.Limit, "offset": &req.Offset, "sort_by": &sortBy, "metadata_only": &req.MetadataOnly,
 		"include_storage_size": &req.IncludeStorageSize, "include_tags_and_aliases": &req.IncludeTagsAndAliases},
 		"project_id")
 	if err != nil {
 		return nil, err
 	}
+	req.Filter, req.SortBy = filter.Storage(), wire.StorageSort(sortBy)
 	if _, err := httpapi.Authorize(r.Context(), req.ProjectID, auth.Read); err != nil {
 		return nil, err
 	}
@@ -130,11 +120,7 @@ func (a *ObjectsAPI) query(r *http.Request, body []byte) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	objs := make([]objOut, len(res.Objs))
-	for i, o := range res.Objs {
-		objs[i] = newObjOut(o)
-	}
-	return map[string]any{"objs": objs}, nil
+	return wire.NewObjQueryRes(res), nil
 }
 
 func (a *ObjectsAPI) delete(r *http.Request, body []byte) (any, error) {
@@ -147,7 +133,8 @@ func (a *ObjectsAPI) delete(r *http.Request, body []byte) (any, error) {
 	if _, err := httpapi.Authorize(r.Context(), req.ProjectID, auth.Write); err != nil {
 		return nil, err
 	}
-	return a.store.DeleteObjects(r.Context(), req)
+	res, err := a.store.DeleteObjects(r.Context(), req)
+	return wire.NewObjDeleteRes(res), err
 }
 
 // labels is a tags or aliases request. object_id, and for tags the

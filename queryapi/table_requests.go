@@ -7,7 +7,6 @@ import (
 
 	"github.com/weftdev/weft/auth"
 	"github.com/weftdev/weft/internal/httpapi"
-	"github.com/weftdev/weft/storage"
 	"github.com/weftdev/weft/storage/querylang"
 	"github.com/weftdev/weft/wire"
 )
@@ -17,7 +16,7 @@ type tableQueryReq struct {
 	ProjectID     string
 	Fields        []string
 	Query         json.RawMessage
-	SortBy        []storage.SortBy
+	SortBy        []wire.SortBy
 	Limit, Offset *int64
 }
 

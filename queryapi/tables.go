@@ -39,10 +39,11 @@ func (a *TablesAPI) Register(mux *http.ServeMux, wrap func(http.Handler) http.Ha
 }
 
 func (a *TablesAPI) create(r *http.Request, body []byte) (any, error) {
-	var req storage.TableCreateReq
-	if err := wire.DecodeTop(body, wire.Fields{"table": &req.Table}, "table"); err != nil {
+	var table wire.TableSchemaForInsert
+	if err := wire.DecodeTop(body, wire.Fields{"table": &table}, "table"); err != nil {
 		return nil, err
 	}
+	req := storage.TableCreateReq{Table: table.Storage()}
 	switch {
 	case req.Table.ProjectID == "":
 		return nil, &wire.FieldError{Field: "table.project_id", Msg: "field required (form entity/project)"}
@@ -52,20 +53,24 @@ func (a *TablesAPI) create(r *http.Request, body []byte) (any, error) {
 	if _, err := httpapi.Authorize(r.Context(), req.Table.ProjectID, auth.Write); err != nil {
 		return nil, err
 	}
-	return a.store.CreateTable(r.Context(), req)
+	res, err := a.store.CreateTable(r.Context(), req)
+	return wire.TableCreateRes(res), err
 }
 
 func (a *TablesAPI) update(r *http.Request, body []byte) (any, error) {
 	var req storage.TableUpdateReq
+	var updates []wire.TableUpdateSpec
 	err := wire.DecodeTop(body, wire.Fields{"project_id": &req.ProjectID, "base_digest": &req.BaseDigest,
-		"updates": &req.Updates}, "project_id", "base_digest", "updates")
+		"updates": &updates}, "project_id", "base_digest", "updates")
 	if err != nil {
 		return nil, err
 	}
+	req.Updates = wire.StorageUpdates(updates)
 	if _, err := httpapi.Authorize(r.Context(), req.ProjectID, auth.Write); err != nil {
 		return nil, err
 	}
-	return a.store.UpdateTable(r.Context(), req)
+	res, err := a.store.UpdateTable(r.Context(), req)
+	return wire.TableUpdateRes(res), err
 }
 
 func (a *TablesAPI) createFromDigests(r *http.Request, body []byte) (any, error) {
@@ -78,19 +83,23 @@ func (a *TablesAPI) createFromDigests(r *http.Request, body []byte) (any, error)
 	if _, err := httpapi.Authorize(r.Context(), req.ProjectID, auth.Write); err != nil {
 		return nil, err
 	}
-	return a.store.CreateTableFromDigests(r.Context(), req)
+	res, err := a.store.CreateTableFromDigests(r.Context(), req)
+	return wire.TableCreateFromDigestsRes(res), err
 }
 
 // decodeRowsQuery reads a /table/query or /table/query_stream body and
 // authorises it.
 func decodeRowsQuery(r *http.Request, body []byte) (storage.TableQueryReq, error) {
 	var req storage.TableQueryReq
+	var filter *wire.TableRowFilter
+	var sortBy []wire.SortBy
 	err := wire.DecodeTop(body, wire.Fields{"project_id": &req.ProjectID, "digest": &req.Digest,
-		"filter": &req.Filter, "limit": &req.Limit, "offset": &req.Offset, "sort_by": &req.SortBy},
+		"filter": &filter, "limit": &req.Limit, "offset": &req.Offset, "sort_by": &sortBy},
 		"project_id", "digest")
 	if err != nil {
 		return req, err
 	}
+	req.Filter, req.SortBy = filter.Storage(), wire.StorageSort(sortBy)
 	_, err = httpapi.Authorize(r.Context(), req.ProjectID, auth.Read)
 	return req, err
 }
@@ -101,10 +110,7 @@ func (a *TablesAPI) query(r *http.Request, body []byte) (any, error) {
 		return nil, err
 	}
 	res, err := a.store.QueryTable(r.Context(), req)
-	if err == nil && res.Rows == nil {
-		res.Rows = []storage.TableRowSchema{}
-	}
-	return res, err
+	return wire.NewTableQueryRes(res), err
 }
 
 // queryStream answers the rows of /table/query as JSON lines.
@@ -115,7 +121,7 @@ func (a *TablesAPI) queryStream(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSONLines(w, r, a.logger, func(yield func(any, error) bool) {
-		for _, row := range res.Rows {
+		for _, row := range wire.NewTableQueryRes(res).Rows {
 			if !yield(row, nil) {
 				return
 			}
@@ -144,7 +150,8 @@ func (a *TablesAPI) stats(r *http.Request, body []byte) (any, error) {
 	if _, err := httpapi.Authorize(r.Context(), req.ProjectID, auth.Read); err != nil {
 		return nil, err
 	}
-	return a.store.QueryTableStats(r.Context(), req)
+	res, err := a.store.QueryTableStats(r.Context(), req)
+	return wire.TableQueryStatsRes(res), err
 }
 
 func (a *TablesAPI) statsBatch(r *http.Request, body []byte) (any, error) {
@@ -158,8 +165,5 @@ func (a *TablesAPI) statsBatch(r *http.Request, body []byte) (any, error) {
 		return nil, err
 	}
 	res, err := a.store.QueryTableStatsBatch(r.Context(), req)
-	if err == nil && res.Tables == nil {
-		res.Tables = []storage.TableStatsRow{}
-	}
-	return res, err
+	return wire.NewTableQueryStatsBatchRes(res), err
 }

@@ -2,8 +2,6 @@ package queryapi
 
 import (
 	"bufio"
-	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"iter"
@@ -13,26 +11,19 @@ import (
 
 	"github.com/weftdev/weft/auth"
 	"github.com/weftdev/weft/internal/httpapi"
-	"github.com/weftdev/weft/storage/sqlgen"
+	"github.com/weftdev/weft/storage"
 	"github.com/weftdev/weft/wire"
 )
 
-// ThreadReader is the part of the storage contract the threads endpoint
-// uses. Each row holds the values of sqlgen.ThreadColumns in that order;
-// time.Time values are printed as wire datetimes, nil as null.
-type ThreadReader interface {
-	QueryThreads(ctx context.Context, q sqlgen.ThreadsQuery) iter.Seq2[[]any, error]
-}
-
 // ThreadsAPI serves /threads/stream_query.
 type ThreadsAPI struct {
-	threads  ThreadReader
+	threads  storage.ThreadReader
 	logger   *slog.Logger
 	maxBytes int64
 }
 
 // NewThreadsAPI builds the threads endpoint over threads.
-func NewThreadsAPI(threads ThreadReader, maxBodyBytes int64, logger *slog.Logger) *ThreadsAPI {
+func NewThreadsAPI(threads storage.ThreadReader, maxBodyBytes int64, logger *slog.Logger) *ThreadsAPI {
 	return &ThreadsAPI{threads: threads, logger: logger, maxBytes: maxBodyBytes}
 }
 
@@ -48,15 +39,17 @@ type threadsFilter struct {
 	ThreadIDs      []string   `json:"thread_ids"`
 }
 
-func decodeThreadsQuery(body []byte) (sqlgen.ThreadsQuery, error) {
-	var q sqlgen.ThreadsQuery
+func decodeThreadsQuery(body []byte) (storage.ThreadsQuery, error) {
+	var q storage.ThreadsQuery
 	var f threadsFilter
 	var limit, offset *int64
+	var sortBy []wire.SortBy
 	err := wire.DecodeTop(body, wire.Fields{"project_id": &q.ProjectID, "filter": &f,
-		"limit": &limit, "offset": &offset, "sort_by": &q.SortBy}, "project_id")
+		"limit": &limit, "offset": &offset, "sort_by": &sortBy}, "project_id")
 	if err != nil {
 		return q, err
 	}
+	q.SortBy = wire.StorageSort(sortBy)
 	for name, v := range map[string]*int64{"limit": limit, "offset": offset} {
 		if v != nil && *v < 0 {
 			return q, &wire.FieldError{Field: name, Msg: fmt.Sprintf("must be 0 or more, got %d", *v)}
@@ -85,22 +78,18 @@ func (a *ThreadsAPI) streamQuery(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSONLines(w, r, a.logger, func(yield func(any, error) bool) {
-		for row, err := range a.threads.QueryThreads(r.Context(), q) {
-			var line json.RawMessage
-			if err == nil {
-				line, err = threadJSON(row)
-			}
-			if !yield(line, err) || err != nil {
+		for th, err := range a.threads.QueryThreads(r.Context(), q) {
+			if !yield(wire.NewThreadSchema(th), err) || err != nil {
 				return
 			}
 		}
 	})
 }
 
-func (a *ThreadsAPI) authorizedQuery(r *http.Request) (sqlgen.ThreadsQuery, error) {
+func (a *ThreadsAPI) authorizedQuery(r *http.Request) (storage.ThreadsQuery, error) {
 	body, err := httpapi.ReadBody(r, a.maxBytes)
 	if err != nil {
-		return sqlgen.ThreadsQuery{}, err
+		return storage.ThreadsQuery{}, err
 	}
 	q, err := decodeThreadsQuery(body)
 	if err != nil {
@@ -108,33 +97,6 @@ func (a *ThreadsAPI) authorizedQuery(r *http.Request) (sqlgen.ThreadsQuery, erro
 	}
 	_, err = httpapi.Authorize(r.Context(), q.ProjectID, auth.Read)
 	return q, err
-}
-
-// threadJSON prints one thread row as a ThreadSchema object, keys in
-// column order.
-func threadJSON(vals []any) (json.RawMessage, error) {
-	cols := sqlgen.ThreadColumns
-	if len(vals) != len(cols) {
-		return nil, fmt.Errorf("thread row has %d values for %d columns", len(vals), len(cols))
-	}
-	var b bytes.Buffer
-	b.WriteByte('{')
-	for i, col := range cols {
-		v := vals[i]
-		if t, ok := v.(time.Time); ok {
-			v = wire.Time{Time: t}
-		}
-		val, err := json.Marshal(v)
-		if err != nil {
-			return nil, fmt.Errorf("thread column %s: %w", col, err)
-		}
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		fmt.Fprintf(&b, "%q:%s", col, val)
-	}
-	b.WriteByte('}')
-	return b.Bytes(), nil
 }
 
 // writeJSONLines answers with one JSON line per item as items are

@@ -2,8 +2,9 @@ package storage
 
 import (
 	"context"
-	"encoding/json"
 	"iter"
+
+	"github.com/weftdev/weft/storage/querylang"
 )
 
 // CallOp is one ordered write in a call batch: exactly one field is set.
@@ -14,7 +15,9 @@ type CallOp struct {
 }
 
 // CallOpResult is the outcome of one CallOp. NumDeleted is set for deletes:
-// the number of requested ids plus the descendants found.
+// the number of calls the delete removed, its live requested calls plus
+// their live descendants; ids naming no call, or a call deleted before,
+// count for nothing (the reference server counts every requested id).
 type CallOpResult struct {
 	NumDeleted int
 }
@@ -30,11 +33,13 @@ type CallWriter interface {
 }
 
 // CallsQuery is a storage-neutral calls query, already authorised for
-// ProjectID. Where, Filter and SortBy are the parsed wire forms.
+// ProjectID. Where is the parsed query (nil: none), parsed by the caller
+// before any answer is written so a syntax error is a clean 400; which
+// fields it may read is checked by the backend's compiler.
 type CallsQuery struct {
 	ProjectID string
 	Filter    CallsFilter
-	Where     json.RawMessage // the query's "$expr" document, nil when absent
+	Where     querylang.Expr
 	// SortBy nil means the default order (started_at asc, id asc); a
 	// non-nil empty slice means no ORDER BY.
 	SortBy  []SortBy
@@ -52,23 +57,23 @@ type CallsQuery struct {
 
 // CallsFilter is the structured filter of a calls query (wire CallsFilter).
 type CallsFilter struct {
-	OpNames        []string `json:"op_names,omitempty"`
-	InputRefs      []string `json:"input_refs,omitempty"`
-	OutputRefs     []string `json:"output_refs,omitempty"`
-	ParentIDs      []string `json:"parent_ids,omitempty"`
-	TraceIDs       []string `json:"trace_ids,omitempty"`
-	CallIDs        []string `json:"call_ids,omitempty"`
-	ThreadIDs      []string `json:"thread_ids"` // nil = no filter; [] matches nothing
-	TurnIDs        []string `json:"turn_ids"`   // nil = no filter; [] matches nothing
-	TraceRootsOnly bool     `json:"trace_roots_only,omitempty"`
-	WBUserIDs      []string `json:"wb_user_ids,omitempty"`
-	WBRunIDs       []string `json:"wb_run_ids,omitempty"`
+	OpNames        []string
+	InputRefs      []string
+	OutputRefs     []string
+	ParentIDs      []string
+	TraceIDs       []string
+	CallIDs        []string
+	ThreadIDs      []string // nil = no filter; [] matches nothing
+	TurnIDs        []string // nil = no filter; [] matches nothing
+	TraceRootsOnly bool
+	WBUserIDs      []string
+	WBRunIDs       []string
 }
 
 // SortBy is one ordering term.
 type SortBy struct {
-	Field     string `json:"field"`
-	Direction string `json:"direction"` // "asc" or "desc"
+	Field     string
+	Direction string // "asc" or "desc"
 }
 
 // CallsStats is the answer of a stats query.

@@ -27,9 +27,9 @@ type CostQuery struct {
 	Offset    int64
 }
 
-// CostQueryRes answers /cost/query.
+// CostQueryRes is the result of a price query: one JSON object per row.
 type CostQueryRes struct {
-	Results []json.RawMessage `json:"results"`
+	Results []json.RawMessage
 }
 
 // CostStore keeps project-level LLM prices (defaults are not stored: they

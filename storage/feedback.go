@@ -50,11 +50,11 @@ type FeedbackQuery struct {
 	Offset    int64
 }
 
-// FeedbackQueryRes answers /feedback/query: one JSON object per row and
+// FeedbackQueryRes is the result of a feedback query: one JSON object per row and
 // the number of rows the query matches before limit and offset.
 type FeedbackQueryRes struct {
-	Result     []json.RawMessage `json:"result"`
-	TotalCount int64             `json:"total_count"`
+	Result     []json.RawMessage
+	TotalCount int64
 }
 
 // FeedbackStore keeps feedback per project. Every method is scoped to its

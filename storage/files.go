@@ -52,7 +52,7 @@ type FileStore interface {
 	FilesStats(ctx context.Context, projectID string) (FilesStats, error)
 }
 
-// FilesStats answers /files/query_stats.
+// FilesStats sums a project's files.
 type FilesStats struct {
-	TotalSizeBytes int64 `json:"total_size_bytes"`
+	TotalSizeBytes int64
 }

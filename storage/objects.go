@@ -29,131 +29,131 @@ const (
 	MaxRefsPerReadBatch = 1000
 )
 
-// ObjSchemaForInsert is the "obj" of /obj/create.
+// ObjSchemaForInsert is an object version to create (wire.ObjSchemaForInsert).
 type ObjSchemaForInsert struct {
-	ProjectID          string          `json:"project_id"`
-	ObjectID           string          `json:"object_id"`
-	Val                json.RawMessage `json:"val"`
-	BuiltinObjectClass *string         `json:"builtin_object_class,omitempty"`
+	ProjectID          string
+	ObjectID           string
+	Val                json.RawMessage
+	BuiltinObjectClass *string
 	// SetBaseObjectClass is the deprecated spelling of BuiltinObjectClass.
-	SetBaseObjectClass *string `json:"set_base_object_class,omitempty"`
-	ExpectedDigest     *string `json:"expected_digest,omitempty"`
-	WBUserID           *string `json:"wb_user_id,omitempty"` // filled by the server
+	SetBaseObjectClass *string
+	ExpectedDigest     *string
+	WBUserID           *string // filled by the server
 }
 
-// ObjCreateReq is the body of /obj/create.
+// ObjCreateReq asks to create an object version.
 type ObjCreateReq struct {
-	Obj ObjSchemaForInsert `json:"obj"`
+	Obj ObjSchemaForInsert
 }
 
-// ObjCreateRes answers /obj/create.
+// ObjCreateRes is the created version.
 type ObjCreateRes struct {
-	Digest   string `json:"digest"`
-	ObjectID string `json:"object_id"`
+	Digest   string
+	ObjectID string
 }
 
-// ObjSchema is one object version as /obj/read and /objs/query return it.
+// ObjSchema is one stored object version.
 type ObjSchema struct {
-	ProjectID       string          `json:"project_id"`
-	ObjectID        string          `json:"object_id"`
-	CreatedAt       time.Time       `json:"created_at"`
-	DeletedAt       *time.Time      `json:"deleted_at"`
-	Digest          string          `json:"digest"`
-	VersionIndex    int64           `json:"version_index"`
-	IsLatest        int             `json:"is_latest"`
-	Kind            string          `json:"kind"`
-	BaseObjectClass *string         `json:"base_object_class"`
-	LeafObjectClass *string         `json:"leaf_object_class"`
-	Val             json.RawMessage `json:"val"`
-	WBUserID        *string         `json:"wb_user_id"`
-	SizeBytes       *int64          `json:"size_bytes,omitempty"`
+	ProjectID       string
+	ObjectID        string
+	CreatedAt       time.Time
+	DeletedAt       *time.Time
+	Digest          string
+	VersionIndex    int64
+	IsLatest        int
+	Kind            string
+	BaseObjectClass *string
+	LeafObjectClass *string
+	Val             json.RawMessage
+	WBUserID        *string
+	SizeBytes       *int64
 	// Tags and Aliases are nil unless include_tags_and_aliases was set.
-	Tags    []string `json:"tags,omitzero"`
-	Aliases []string `json:"aliases,omitzero"`
+	Tags    []string
+	Aliases []string
 }
 
-// ObjReadReq is the body of /obj/read. Digest is a content digest,
+// ObjReadReq asks for one object version. Digest is a content digest,
 // "latest", "v<N>" or an alias name.
 type ObjReadReq struct {
-	ProjectID             string `json:"project_id"`
-	ObjectID              string `json:"object_id"`
-	Digest                string `json:"digest"`
-	MetadataOnly          bool   `json:"metadata_only,omitempty"`
-	IncludeTagsAndAliases bool   `json:"include_tags_and_aliases,omitempty"`
+	ProjectID             string
+	ObjectID              string
+	Digest                string
+	MetadataOnly          bool
+	IncludeTagsAndAliases bool
 }
 
-// ObjReadRes answers /obj/read.
+// ObjReadRes is the version a read found.
 type ObjReadRes struct {
-	Obj ObjSchema `json:"obj"`
+	Obj ObjSchema
 }
 
-// ObjectVersionFilter narrows /objs/query. Empty lists filter nothing.
+// ObjectVersionFilter narrows an object query. Empty lists filter nothing.
 type ObjectVersionFilter struct {
-	BaseObjectClasses        []string `json:"base_object_classes,omitempty"`
-	ExcludeBaseObjectClasses []string `json:"exclude_base_object_classes,omitempty"`
-	LeafObjectClasses        []string `json:"leaf_object_classes,omitempty"`
-	ObjectIDs                []string `json:"object_ids,omitempty"`
-	IsOp                     *bool    `json:"is_op,omitempty"`
-	LatestOnly               bool     `json:"latest_only,omitempty"`
-	Tags                     []string `json:"tags,omitempty"`
-	Aliases                  []string `json:"aliases,omitempty"`
+	BaseObjectClasses        []string
+	ExcludeBaseObjectClasses []string
+	LeafObjectClasses        []string
+	ObjectIDs                []string
+	IsOp                     *bool
+	LatestOnly               bool
+	Tags                     []string
+	Aliases                  []string
 }
 
-// ObjQueryReq is the body of /objs/query. Only object_id and created_at
+// ObjQueryReq lists object versions. Only object_id and created_at
 // sort terms are honoured; others are ignored, as in the reference.
 type ObjQueryReq struct {
-	ProjectID             string               `json:"project_id"`
-	Filter                *ObjectVersionFilter `json:"filter,omitempty"`
-	Limit                 *int64               `json:"limit,omitempty"`
-	Offset                *int64               `json:"offset,omitempty"`
-	SortBy                []SortBy             `json:"sort_by,omitempty"`
-	MetadataOnly          bool                 `json:"metadata_only,omitempty"`
-	IncludeStorageSize    bool                 `json:"include_storage_size,omitempty"`
-	IncludeTagsAndAliases bool                 `json:"include_tags_and_aliases,omitempty"`
+	ProjectID             string
+	Filter                *ObjectVersionFilter
+	Limit                 *int64
+	Offset                *int64
+	SortBy                []SortBy
+	MetadataOnly          bool
+	IncludeStorageSize    bool
+	IncludeTagsAndAliases bool
 }
 
-// ObjQueryRes answers /objs/query.
+// ObjQueryRes is the versions a query found.
 type ObjQueryRes struct {
-	Objs []ObjSchema `json:"objs"`
+	Objs []ObjSchema
 }
 
-// ObjDeleteReq is the body of /obj/delete. Empty Digests deletes every
+// ObjDeleteReq deletes versions of an object. Empty Digests deletes every
 // version; entries may be content digests, "latest" or "v<N>".
 type ObjDeleteReq struct {
-	ProjectID string   `json:"project_id"`
-	ObjectID  string   `json:"object_id"`
-	Digests   []string `json:"digests,omitempty"`
+	ProjectID string
+	ObjectID  string
+	Digests   []string
 }
 
-// DeletedObjVersion names one version /obj/delete removed.
+// DeletedObjVersion names one version a delete removed.
 type DeletedObjVersion struct {
-	Digest          string  `json:"digest"`
-	BaseObjectClass *string `json:"base_object_class"`
-	LeafObjectClass *string `json:"leaf_object_class"`
+	Digest          string
+	BaseObjectClass *string
+	LeafObjectClass *string
 }
 
-// ObjDeleteRes answers /obj/delete.
+// ObjDeleteRes is what a delete removed.
 type ObjDeleteRes struct {
-	NumDeleted      int                 `json:"num_deleted"`
-	DeletedVersions []DeletedObjVersion `json:"deleted_versions"`
+	NumDeleted      int
+	DeletedVersions []DeletedObjVersion
 }
 
 // ObjTagsReq adds or removes tags of one version. ObjectID and Digest come
 // from the URL path on the wire.
 type ObjTagsReq struct {
-	ProjectID string   `json:"project_id"`
-	ObjectID  string   `json:"object_id"`
-	Digest    string   `json:"digest"`
-	Tags      []string `json:"tags"`
+	ProjectID string
+	ObjectID  string
+	Digest    string
+	Tags      []string
 }
 
 // ObjAliasesReq points aliases at a version (Digest set) or removes them
 // (Digest ignored). ObjectID comes from the URL path on the wire.
 type ObjAliasesReq struct {
-	ProjectID string   `json:"project_id"`
-	ObjectID  string   `json:"object_id"`
-	Digest    string   `json:"digest,omitempty"`
-	Aliases   []string `json:"aliases"`
+	ProjectID string
+	ObjectID  string
+	Digest    string
+	Aliases   []string
 }
 
 // ObjectDeletedError is returned when a read addresses a deleted version.

@@ -7,134 +7,134 @@ import (
 	"strings"
 )
 
-// TableSchemaForInsert is the "table" of /table/create. Each row must be a
+// TableSchemaForInsert is a table to create. Each row must be a
 // JSON object.
 type TableSchemaForInsert struct {
-	ProjectID      string            `json:"project_id"`
-	Rows           []json.RawMessage `json:"rows"`
-	ExpectedDigest *string           `json:"expected_digest,omitempty"`
+	ProjectID      string
+	Rows           []json.RawMessage
+	ExpectedDigest *string
 }
 
-// TableCreateReq is the body of /table/create.
+// TableCreateReq asks to create a table.
 type TableCreateReq struct {
-	Table TableSchemaForInsert `json:"table"`
+	Table TableSchemaForInsert
 }
 
-// TableCreateRes answers /table/create.
+// TableCreateRes is the created table and its row digests.
 type TableCreateRes struct {
-	Digest     string   `json:"digest"`
-	RowDigests []string `json:"row_digests"`
+	Digest     string
+	RowDigests []string
 }
 
-// TableUpdateSpec is one update of /table/update: exactly one field is set.
+// TableUpdateSpec is one update of a table: exactly one field is set.
 type TableUpdateSpec struct {
-	Append *TableAppend `json:"append,omitempty"`
-	Pop    *TablePop    `json:"pop,omitempty"`
-	Insert *TableInsert `json:"insert,omitempty"`
+	Append *TableAppend
+	Pop    *TablePop
+	Insert *TableInsert
 }
 
 // TableAppend adds a row at the end.
 type TableAppend struct {
-	Row json.RawMessage `json:"row"`
+	Row json.RawMessage
 }
 
 // TablePop removes the row at Index (0 <= Index < len).
 type TablePop struct {
-	Index int64 `json:"index"`
+	Index int64
 }
 
 // TableInsert adds a row before Index (0 <= Index <= len).
 type TableInsert struct {
-	Index int64           `json:"index"`
-	Row   json.RawMessage `json:"row"`
+	Index int64
+	Row   json.RawMessage
 }
 
-// TableUpdateReq is the body of /table/update. Updates apply in order to a
+// TableUpdateReq derives a table from another. Updates apply in order to a
 // copy of the base table; tables themselves never change.
 type TableUpdateReq struct {
-	ProjectID  string            `json:"project_id"`
-	BaseDigest string            `json:"base_digest"`
-	Updates    []TableUpdateSpec `json:"updates"`
+	ProjectID  string
+	BaseDigest string
+	Updates    []TableUpdateSpec
 }
 
-// TableUpdateRes answers /table/update: the new table digest and, per
+// TableUpdateRes is the derived table: its digest and, per
 // update, the appended, inserted or popped row digest.
 type TableUpdateRes struct {
-	Digest            string   `json:"digest"`
-	UpdatedRowDigests []string `json:"updated_row_digests"`
+	Digest            string
+	UpdatedRowDigests []string
 }
 
-// TableCreateFromDigestsReq is the body of /table/create_from_digests.
+// TableCreateFromDigestsReq creates a table of rows stored already.
 type TableCreateFromDigestsReq struct {
-	ProjectID      string   `json:"project_id"`
-	RowDigests     []string `json:"row_digests"`
-	ExpectedDigest *string  `json:"expected_digest,omitempty"`
+	ProjectID      string
+	RowDigests     []string
+	ExpectedDigest *string
 }
 
-// TableCreateFromDigestsRes answers /table/create_from_digests.
+// TableCreateFromDigestsRes is the created table.
 type TableCreateFromDigestsRes struct {
-	Digest string `json:"digest"`
+	Digest string
 }
 
-// TableRowFilter narrows /table/query; an empty list filters nothing.
+// TableRowFilter narrows a table query; an empty list filters nothing.
 type TableRowFilter struct {
-	RowDigests []string `json:"row_digests,omitempty"`
+	RowDigests []string
 }
 
-// TableQueryReq is the body of /table/query and /table/query_stream.
+// TableQueryReq reads the rows of a table.
 // SortBy fields are dotted paths into the row value.
 type TableQueryReq struct {
-	ProjectID string          `json:"project_id"`
-	Digest    string          `json:"digest"`
-	Filter    *TableRowFilter `json:"filter,omitempty"`
-	Limit     *int64          `json:"limit,omitempty"`
-	Offset    *int64          `json:"offset,omitempty"`
-	SortBy    []SortBy        `json:"sort_by,omitempty"`
+	ProjectID string
+	Digest    string
+	Filter    *TableRowFilter
+	Limit     *int64
+	Offset    *int64
+	SortBy    []SortBy
 }
 
 // TableRowSchema is one row of a table query. OriginalIndex is the row's
 // position in the table, whatever the filter and order.
 type TableRowSchema struct {
-	Digest        string          `json:"digest"`
-	Val           json.RawMessage `json:"val"`
-	OriginalIndex int64           `json:"original_index"`
+	Digest        string
+	Val           json.RawMessage
+	OriginalIndex int64
 }
 
-// TableQueryRes answers /table/query.
+// TableQueryRes is the rows a table query found.
 type TableQueryRes struct {
-	Rows []TableRowSchema `json:"rows"`
+	Rows []TableRowSchema
 }
 
-// TableQueryStatsReq is the body of /table/query_stats.
+// TableQueryStatsReq counts the rows of a table.
 type TableQueryStatsReq struct {
-	ProjectID string `json:"project_id"`
-	Digest    string `json:"digest"`
+	ProjectID string
+	Digest    string
 }
 
-// TableQueryStatsRes answers /table/query_stats (0 for unknown tables).
+// TableQueryStatsRes is a table's row count (0 for unknown tables).
 type TableQueryStatsRes struct {
-	Count int64 `json:"count"`
+	Count int64
 }
 
-// TableQueryStatsBatchReq is the body of /table/query_stats_batch.
+// TableQueryStatsBatchReq counts the rows of several tables.
 type TableQueryStatsBatchReq struct {
-	ProjectID          string   `json:"project_id"`
-	Digests            []string `json:"digests,omitempty"`
-	IncludeStorageSize bool     `json:"include_storage_size,omitempty"`
+	ProjectID          string
+	Digests            []string
+	IncludeStorageSize bool
 }
 
 // TableStatsRow is one table of a stats batch. StorageSizeBytes is the sum
 // of the stored row JSON lengths, set only when requested.
 type TableStatsRow struct {
-	Digest           string `json:"digest"`
-	Count            int64  `json:"count"`
-	StorageSizeBytes *int64 `json:"storage_size_bytes,omitempty"`
+	Digest           string
+	Count            int64
+	StorageSizeBytes *int64
 }
 
-// TableQueryStatsBatchRes answers /table/query_stats_batch: only tables
+// TableQueryStatsBatchRes holds the stats of the batch: only tables
 // that exist, in request order.
 type TableQueryStatsBatchRes struct {
-	Tables []TableStatsRow `json:"tables"`
+	Tables []TableStatsRow
 }
 
 // TableStore keeps content-addressed rows and immutable tables (ordered

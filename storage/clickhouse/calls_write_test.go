@@ -73,10 +73,14 @@ func TestRedeliveredBatchIsANoOp(t *testing.T) {
 	if len(want) != 2 || want["root"].DisplayName != "Root" || want["kid"].EndedAt == nil {
 		t.Fatalf("after first delivery: %+v", want)
 	}
+	// A redelivered delete finds its call deleted already: it deletes,
+	// and counts, nothing.
+	wantAgain := append([]storage.CallOpResult(nil), first...)
+	wantAgain[len(batch)-1].NumDeleted = 0
 	for i := range 2 {
 		again := mustWrite(t, s, batch...)
-		if !reflect.DeepEqual(again, first) {
-			t.Errorf("delivery %d results %+v; want %+v", i+2, again, first)
+		if !reflect.DeepEqual(again, wantAgain) {
+			t.Errorf("delivery %d results %+v; want %+v", i+2, again, wantAgain)
 		}
 		if got := readAll(t, s, "e/p"); !reflect.DeepEqual(got, want) {
 			t.Fatalf("delivery %d changed the calls:\n got %+v\nwant %+v", i+2, got, want)
@@ -140,8 +144,8 @@ func TestDeleteCascadesWithinBatchAndStays(t *testing.T) {
 	res := mustWrite(t, s, startOp("e/p", "grandkid", "kid", t0), endOp("e/p", "kid", t0.Add(time.Second)),
 		storage.CallOp{Delete: &storage.CallDelete{ProjectID: "e/p", IDs: []string{"root", "nope"}, At: t0}},
 		startOp("e/p", "later", "root", t0))
-	if res[2].NumDeleted != 4 {
-		t.Errorf("num_deleted = %d; want 4 (root, kid, grandkid and the unknown id)", res[2].NumDeleted)
+	if res[2].NumDeleted != 3 {
+		t.Errorf("num_deleted = %d; want 3 (root, kid, grandkid; not the unknown id)", res[2].NumDeleted)
 	}
 	if got := readAll(t, s, "e/p"); len(got) != 1 || got["later"].ID == "" {
 		t.Fatalf("visible after delete: %v", got)
@@ -232,7 +236,7 @@ func TestLargeBatchRedelivery(t *testing.T) {
 		t.Errorf("%d stored rows; want %d (a start and a merged version each)", n, 2*len(ops))
 	}
 	st, err := s.CountCalls(context.Background(), storage.CallsQuery{ProjectID: "e/p",
-		Where: json.RawMessage(`{"$expr":{"$eq":[{"$getField":"summary.weave.status"},{"$literal":"success"}]}}`)}, 0)
+		Where: mustParseQuery(t, `{"$expr":{"$eq":[{"$getField":"summary.weave.status"},{"$literal":"success"}]}}`)}, 0)
 	if err != nil || st.Count != int64(len(ops)) {
 		t.Errorf("ended calls = %d, %v; want %d", st.Count, err, len(ops))
 	}

@@ -6,6 +6,6 @@ import (
 	"github.com/weftdev/weft/storage/conformance"
 )
 
-func TestCallsConformance(t *testing.T) {
-	conformance.RunCalls(t, func(t *testing.T) conformance.CallStore { return openTestStore(t, Options{}) })
+func TestConformance(t *testing.T) {
+	conformance.RunAll(t, func(t *testing.T) conformance.Store { return openTestStore(t, Options{}) })
 }

@@ -8,13 +8,7 @@ import (
 	"time"
 
 	"github.com/weftdev/weft/pricing"
-	"github.com/weftdev/weft/storage"
-	"github.com/weftdev/weft/storage/conformance"
 )
-
-func TestCostsConformance(t *testing.T) {
-	conformance.RunCosts(t, func(t *testing.T) storage.CostStore { return openTestStore(t, Options{}) })
-}
 
 // TestCostsLongIDListsSpanParameters: id lists longer than one parameter
 // carries are sent in chunks, and a chunk matching nothing does not end

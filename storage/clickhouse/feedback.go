@@ -9,8 +9,8 @@ import (
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 
 	"github.com/weftdev/weft/storage"
+	"github.com/weftdev/weft/storage/sqlgen"
 	"github.com/weftdev/weft/storage/storekit"
-	"github.com/weftdev/weft/storage/tablesql"
 )
 
 var _ storage.FeedbackStore = (*Store)(nil)
@@ -130,17 +130,17 @@ func (s *Store) FeedbackForRefs(ctx context.Context, projectID string, refs []st
 	return storekit.FeedbackForRefs(ctx, tableSQL{s}, projectID, chunks(storekit.DistinctSorted(refs)))
 }
 
-// tableSQL runs tablesql queries in the store's dialect.
+// tableSQL runs sqlgen table queries in the store's dialect.
 type tableSQL struct{ s *Store }
 
 // Rows implements storekit.TableSQL.
-func (t tableSQL) Rows(ctx context.Context, tbl tablesql.Table, q tablesql.Query) ([]json.RawMessage, error) {
+func (t tableSQL) Rows(ctx context.Context, tbl sqlgen.Table, q sqlgen.TableQuery) ([]json.RawMessage, error) {
 	return t.s.tableSQLRows(ctx, tbl, q)
 }
 
 // Count implements storekit.TableSQL.
-func (t tableSQL) Count(ctx context.Context, tbl tablesql.Table, q tablesql.Query) (int64, error) {
-	st, err := tablesql.Count(t.s.dialect, tbl, q)
+func (t tableSQL) Count(ctx context.Context, tbl sqlgen.Table, q sqlgen.TableQuery) (int64, error) {
+	st, err := sqlgen.TableCount(t.s.dialect, tbl, q)
 	if err != nil {
 		return 0, err
 	}
@@ -149,9 +149,9 @@ func (t tableSQL) Count(ctx context.Context, tbl tablesql.Table, q tablesql.Quer
 	return int64(count), err
 }
 
-// tableSQLRows runs a tablesql select and renders each row as JSON.
-func (s *Store) tableSQLRows(ctx context.Context, t tablesql.Table, q tablesql.Query) ([]json.RawMessage, error) {
-	st, outs, err := tablesql.Select(s.dialect, t, q)
+// tableSQLRows runs a sqlgen table select and renders each row as JSON.
+func (s *Store) tableSQLRows(ctx context.Context, t sqlgen.Table, q sqlgen.TableQuery) ([]json.RawMessage, error) {
+	st, outs, err := sqlgen.TableSelect(s.dialect, t, q)
 	if err != nil {
 		return nil, err
 	}
@@ -165,7 +165,7 @@ func (s *Store) tableSQLRows(ctx context.Context, t tablesql.Table, q tablesql.Q
 		if err := sc.scan(rows, func(i int, v any) { vals[i] = v }); err != nil {
 			return err
 		}
-		obj, err := tablesql.RowJSON(outs, vals)
+		obj, err := sqlgen.TableRowJSON(outs, vals)
 		out = append(out, obj)
 		return err
 	}, s.named(st.Args)...)

@@ -8,12 +8,7 @@ import (
 	"testing"
 
 	"github.com/weftdev/weft/storage"
-	"github.com/weftdev/weft/storage/conformance"
 )
-
-func TestFilesConformance(t *testing.T) {
-	conformance.RunFiles(t, func(t *testing.T) storage.FileStore { return openTestStore(t, Options{}) })
-}
 
 // chunkStats counts the chunk rows stored and the largest one.
 func chunkStats(t *testing.T, s *Store) (rows, largest uint64) {

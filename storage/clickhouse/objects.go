@@ -172,7 +172,7 @@ func (s *Store) rewriteObjRows(ctx context.Context, projectID, objectID string, 
 	return rows, nil
 }
 
-// writeTime is the created_at/deleted_at of a write, at the microsecond
+// writeTime is the created_at of a write, at the microsecond
 // precision the tables keep, so values read back compare equal.
 func (s *Store) writeTime() time.Time {
 	return s.opts.Now().UTC().Truncate(time.Microsecond)

@@ -2,6 +2,7 @@ package clickhouse
 
 import (
 	"context"
+	"time"
 
 	"github.com/weftdev/weft/storage"
 	"github.com/weftdev/weft/storage/storekit"
@@ -30,11 +31,12 @@ func (s *Store) DeleteObjects(ctx context.Context, req storage.ObjDeleteReq) (st
 	return storekit.DeleteResult(doomed), s.softDelete(ctx, versions, doomed)
 }
 
-// softDelete writes the doomed versions again with deleted_at set and
-// their value dropped (no read returns a deleted value), together with
-// the newest survivor as latest when latest went.
+// softDelete writes the doomed versions again with deleted_at set
+// (storekit.DeleteStamp) and their value dropped (no read returns a
+// deleted value), together with the newest survivor as latest when latest
+// went.
 func (s *Store) softDelete(ctx context.Context, versions, doomed []objRow) error {
-	now := s.writeTime()
+	now := storekit.DeleteStamp(time.Time{}, s.opts.Now)
 	out := make([]objRow, len(doomed))
 	for i, v := range doomed {
 		v.version, v.latest, v.deleted, v.val = s.versions.next(v.version), false, &now, ""

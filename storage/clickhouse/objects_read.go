@@ -3,7 +3,6 @@ package clickhouse
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"slices"
 	"strings"
 
@@ -13,18 +12,16 @@ import (
 	"github.com/weftdev/weft/storage/storekit"
 )
 
-// schema is the row as the objects API returns it.
-func (r *objRow) schema(withSize bool) storage.ObjSchema {
+// schema is the row as the objects API returns it, size included.
+func (r *objRow) schema() storage.ObjSchema {
 	o := storage.ObjSchema{ProjectID: r.project, ObjectID: r.objectID, CreatedAt: r.created, DeletedAt: r.deleted,
 		Digest: r.digest, VersionIndex: r.index, Kind: r.kind, BaseObjectClass: r.base, LeafObjectClass: r.leaf,
 		Val: json.RawMessage(r.val), WBUserID: r.user}
 	if r.latest {
 		o.IsLatest = 1
 	}
-	if withSize {
-		size := r.size
-		o.SizeBytes = &size
-	}
+	size := r.size
+	o.SizeBytes = &size
 	return o
 }
 
@@ -37,29 +34,52 @@ func objValue(metadataOnly bool) string {
 
 // ReadObject implements storage.ObjectStore.
 func (s *Store) ReadObject(ctx context.Context, req storage.ObjReadReq) (storage.ObjReadRes, error) {
-	cond, args, err := s.versionMatch(ctx, req.ProjectID, req.ObjectID, req.Digest)
+	return storekit.ReadObject(ctx, objectReader{s}, req)
+}
+
+// QueryObjects implements storage.ObjectStore.
+func (s *Store) QueryObjects(ctx context.Context, req storage.ObjQueryReq) (storage.ObjQueryRes, error) {
+	return storekit.QueryObjects(ctx, objectReader{s}, req)
+}
+
+// objectReader is the store as storekit's object reads see it.
+type objectReader struct{ s *Store }
+
+func (r objectReader) VersionNamed(ctx context.Context, projectID, objectID, selector string, metadataOnly bool) (storage.ObjSchema, bool, error) {
+	cond, args, err := r.s.versionMatch(ctx, projectID, objectID, selector)
 	if err != nil {
-		return storage.ObjReadRes{}, err
+		return storage.ObjSchema{}, false, err
 	}
-	args = append(args, clickhouse.Named("project", req.ProjectID), clickhouse.Named("object", req.ObjectID))
-	rows, err := s.selectObjRows(ctx, objValue(req.MetadataOnly), "WHERE project_id = {project:String} AND object_id = {object:String} AND "+
+	args = append(args, clickhouse.Named("project", projectID), clickhouse.Named("object", objectID))
+	rows, err := r.s.selectObjRows(ctx, objValue(metadataOnly), "WHERE project_id = {project:String} AND object_id = {object:String} AND "+
 		cond+" ORDER BY created_at, version_index LIMIT 1", args...)
+	if err != nil || len(rows) == 0 {
+		return storage.ObjSchema{}, false, err
+	}
+	return rows[0].schema(), true, nil
+}
+
+func (r objectReader) LiveVersions(ctx context.Context, req storage.ObjQueryReq, limit, offset int64) ([]storage.ObjSchema, error) {
+	where, args := objFilter(req.ProjectID, req.Filter)
+	q := "WHERE " + where + storekit.ObjectOrderBy(req.SortBy)
+	if limit >= 0 {
+		q += " LIMIT {limit:Int64}"
+		args = append(args, clickhouse.Named("limit", limit))
+	}
+	q += " OFFSET {offset:Int64}"
+	rows, err := r.s.selectObjRows(ctx, objValue(req.MetadataOnly), q, append(args, clickhouse.Named("offset", offset))...)
 	if err != nil {
-		return storage.ObjReadRes{}, err
+		return nil, err
 	}
-	if len(rows) == 0 {
-		return storage.ObjReadRes{}, fmt.Errorf("Obj %s:%s not found: %w", req.ObjectID, req.Digest, storage.ErrNotFound)
+	objs := make([]storage.ObjSchema, len(rows))
+	for i := range rows {
+		objs[i] = rows[i].schema()
 	}
-	if r := rows[0]; r.deleted != nil {
-		return storage.ObjReadRes{}, &storage.ObjectDeletedError{ObjectID: r.objectID, VersionIndex: r.index, DeletedAt: *r.deleted}
-	}
-	objs := []storage.ObjSchema{rows[0].schema(false)}
-	if req.IncludeTagsAndAliases {
-		if err := s.attachLabels(ctx, req.ProjectID, objs); err != nil {
-			return storage.ObjReadRes{}, err
-		}
-	}
-	return storage.ObjReadRes{Obj: objs[0]}, nil
+	return objs, nil
+}
+
+func (r objectReader) AttachLabels(ctx context.Context, projectID string, objs []storage.ObjSchema) error {
+	return r.s.attachLabels(ctx, projectID, objs)
 }
 
 // versionMatch is the condition for the version a selector names: latest,
@@ -85,36 +105,6 @@ func (s *Store) versionMatch(ctx context.Context, projectID, objectID, selector 
 		}
 	}
 	return "digest = {digest:String}", []any{clickhouse.Named("digest", d)}, nil
-}
-
-// QueryObjects implements storage.ObjectStore.
-func (s *Store) QueryObjects(ctx context.Context, req storage.ObjQueryReq) (storage.ObjQueryRes, error) {
-	limit, offset, err := storage.PageBounds(req.Limit, req.Offset)
-	if err != nil {
-		return storage.ObjQueryRes{}, err
-	}
-	where, args := objFilter(req.ProjectID, req.Filter)
-	q := "WHERE " + where + storekit.ObjectOrderBy(req.SortBy)
-	if limit >= 0 {
-		q += " LIMIT {limit:Int64}"
-		args = append(args, clickhouse.Named("limit", limit))
-	}
-	q += " OFFSET {offset:Int64}"
-	args = append(args, clickhouse.Named("offset", offset))
-	rows, err := s.selectObjRows(ctx, objValue(req.MetadataOnly), q, args...)
-	if err != nil {
-		return storage.ObjQueryRes{}, err
-	}
-	objs := make([]storage.ObjSchema, len(rows))
-	for i := range rows {
-		objs[i] = rows[i].schema(req.IncludeStorageSize)
-	}
-	if req.IncludeTagsAndAliases {
-		if err := s.attachLabels(ctx, req.ProjectID, objs); err != nil {
-			return storage.ObjQueryRes{}, err
-		}
-	}
-	return storage.ObjQueryRes{Objs: objs}, nil
 }
 
 // labelled selects the versions of the project carrying one of the names

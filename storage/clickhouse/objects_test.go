@@ -12,12 +12,7 @@ import (
 	"github.com/ClickHouse/clickhouse-go/v2"
 
 	"github.com/weftdev/weft/storage"
-	"github.com/weftdev/weft/storage/conformance"
 )
-
-func TestObjectsConformance(t *testing.T) {
-	conformance.RunObjects(t, func(t *testing.T) storage.ObjectStore { return openTestStore(t, Options{}) })
-}
 
 func createObj(t *testing.T, s *Store, id, val string) string {
 	t.Helper()

@@ -9,12 +9,7 @@ import (
 	"testing"
 
 	"github.com/weftdev/weft/storage"
-	"github.com/weftdev/weft/storage/conformance"
 )
-
-func TestTablesConformance(t *testing.T) {
-	conformance.RunTables(t, func(t *testing.T) storage.TableStore { return openTestStore(t, Options{}) })
-}
 
 func tableRows(n int) []json.RawMessage {
 	rows := make([]json.RawMessage, n)

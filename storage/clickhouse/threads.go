@@ -3,43 +3,64 @@ package clickhouse
 import (
 	"context"
 	"iter"
+	"time"
 
+	"github.com/weftdev/weft/storage"
 	"github.com/weftdev/weft/storage/sqlgen"
 )
 
-// QueryThreads runs a /threads/stream_query. Each row holds the values of
-// sqlgen.ThreadColumns in that order, typed as the DuckDB backend types
-// them: thread_id string, turn_count int64, start_time and last_updated
-// time.Time (UTC), first_turn_id and last_turn_id string, and the p50 and
-// p99 turn durations float64 milliseconds; a SQL NULL is nil.
-func (s *Store) QueryThreads(ctx context.Context, q sqlgen.ThreadsQuery) iter.Seq2[[]any, error] {
-	return func(yield func([]any, error) bool) {
+// QueryThreads implements storage.ThreadReader.
+func (s *Store) QueryThreads(ctx context.Context, q storage.ThreadsQuery) iter.Seq2[storage.Thread, error] {
+	return func(yield func(storage.Thread, error) bool) {
 		st, err := sqlgen.ThreadsSelect(s.dialect, q)
 		if err != nil {
-			yield(nil, err)
+			yield(storage.Thread{}, err)
 			return
 		}
 		rows, err := s.conn.Query(ctx, st.SQL, s.named(st.Args)...)
 		if err != nil {
-			yield(nil, wrapErr("query threads", err))
+			yield(storage.Thread{}, wrapErr("query threads", err))
 			return
 		}
 		defer rows.Close()
 		sc := newValueScanner(rows)
 		for rows.Next() {
-			row := make([]any, len(sc.names))
-			err := sc.scan(rows, func(i int, v any) {
-				if sc.names[i] == "turn_count" && v != nil {
-					v = toInt64(v) // count() is UInt64
-				}
-				row[i] = v
-			})
-			if !yield(row, wrapErr("query threads", err)) || err != nil {
+			var th storage.Thread
+			err := sc.scan(rows, func(i int, v any) { setThreadColumn(&th, sc.names[i], v) })
+			if !yield(th, wrapErr("query threads", err)) || err != nil {
 				return
 			}
 		}
 		if err := rows.Err(); err != nil {
-			yield(nil, wrapErr("query threads", err))
+			yield(storage.Thread{}, wrapErr("query threads", err))
 		}
+	}
+}
+
+// setThreadColumn stores one value of sqlgen.ThreadColumns; NULL leaves
+// the field unset.
+func setThreadColumn(th *storage.Thread, name string, v any) {
+	if v == nil {
+		return
+	}
+	switch name {
+	case "thread_id":
+		th.ThreadID = v.(string)
+	case "turn_count":
+		th.TurnCount = toInt64(v) // count() is UInt64
+	case "start_time":
+		th.StartTime = v.(time.Time)
+	case "last_updated":
+		th.LastUpdated = v.(time.Time)
+	case "first_turn_id":
+		th.FirstTurnID = v.(string)
+	case "last_turn_id":
+		th.LastTurnID = v.(string)
+	case "p50_turn_duration_ms":
+		f := v.(float64)
+		th.P50TurnDurationMS = &f
+	case "p99_turn_duration_ms":
+		f := v.(float64)
+		th.P99TurnDurationMS = &f
 	}
 }

@@ -10,17 +10,17 @@ import (
 	"github.com/weftdev/weft/storage"
 )
 
-// CallStore is what the calls cases need from a backend.
-type CallStore interface {
+// callStore is what the calls cases need from a backend.
+type callStore interface {
 	storage.CallWriter
 	storage.CallReader
 }
 
-// RunCalls runs every calls case against stores made by newStore.
-func RunCalls(t *testing.T, newStore func(t *testing.T) CallStore) {
+// runCalls runs every calls case against stores made by newStore.
+func runCalls(t *testing.T, newStore func(t *testing.T) callStore) {
 	cases := []struct {
 		name string
-		run  func(t *testing.T, s CallStore)
+		run  func(t *testing.T, s callStore)
 	}{
 		{"EndBeforeStartMerges", testEndBeforeStartMerges},
 		{"StartOnlyIsRunningAndVisible", testStartOnlyVisible},
@@ -30,6 +30,8 @@ func RunCalls(t *testing.T, newStore func(t *testing.T) CallStore) {
 		{"ProjectIsolation", testProjectIsolation},
 		{"UpdateDisplayName", testUpdateDisplayName},
 		{"DeleteCascadesAndHides", testDeleteCascades},
+		{"DeleteCountsOnlyCallsDeleted", testDeleteCountsOnlyDeleted},
+		{"DeleteSeesSameBatch", testDeleteSeesSameBatch},
 		{"CountWithLimit", testCountWithLimit},
 		{"FilterByOpAndTrace", testFilterByOpAndTrace},
 	}
@@ -53,7 +55,7 @@ func end(project, id string, at time.Time, output string) storage.CallOp {
 
 // write hands ops to the store as the pipeline does: parts of one call
 // merged first (storage.CallWriter's contract), results mapped back.
-func write(t *testing.T, s CallStore, ops ...storage.CallOp) []storage.CallOpResult {
+func write(t *testing.T, s storage.CallWriter, ops ...storage.CallOp) []storage.CallOpResult {
 	t.Helper()
 	merged, index := storage.MergeOps(ops)
 	res, err := s.WriteCallOps(context.Background(), merged)
@@ -67,7 +69,7 @@ func write(t *testing.T, s CallStore, ops ...storage.CallOp) []storage.CallOpRes
 	return out
 }
 
-func query(t *testing.T, s CallStore, q storage.CallsQuery) []storage.StoredCall {
+func query(t *testing.T, s callStore, q storage.CallsQuery) []storage.StoredCall {
 	t.Helper()
 	var out []storage.StoredCall
 	for c, err := range s.QueryCalls(context.Background(), q) {
@@ -94,7 +96,7 @@ func wantIDs(t *testing.T, got []storage.StoredCall, want ...string) {
 	}
 }
 
-func testEndBeforeStartMerges(t *testing.T, s CallStore) {
+func testEndBeforeStartMerges(t *testing.T, s callStore) {
 	write(t, s, end("e/p", "a", base.Add(time.Second), `"out"`))
 	write(t, s, start("e/p", "a", "t", "", "op", base))
 	got := query(t, s, storage.CallsQuery{ProjectID: "e/p"})
@@ -108,7 +110,7 @@ func testEndBeforeStartMerges(t *testing.T, s CallStore) {
 	}
 }
 
-func testStartOnlyVisible(t *testing.T, s CallStore) {
+func testStartOnlyVisible(t *testing.T, s callStore) {
 	write(t, s, start("e/p", "a", "t", "", "op", base))
 	got := query(t, s, storage.CallsQuery{ProjectID: "e/p"})
 	wantIDs(t, got, "a")
@@ -117,12 +119,12 @@ func testStartOnlyVisible(t *testing.T, s CallStore) {
 	}
 }
 
-func testEndOnlyInvisible(t *testing.T, s CallStore) {
+func testEndOnlyInvisible(t *testing.T, s callStore) {
 	write(t, s, end("e/p", "a", base, `1`))
 	wantIDs(t, query(t, s, storage.CallsQuery{ProjectID: "e/p"}))
 }
 
-func testLastWriteWinsPerSide(t *testing.T, s CallStore) {
+func testLastWriteWinsPerSide(t *testing.T, s callStore) {
 	write(t, s, start("e/p", "a", "t", "", "op1", base), end("e/p", "a", base.Add(time.Second), `1`))
 	write(t, s, start("e/p", "a", "t", "", "op2", base))
 	got := query(t, s, storage.CallsQuery{ProjectID: "e/p"})
@@ -132,7 +134,7 @@ func testLastWriteWinsPerSide(t *testing.T, s CallStore) {
 	}
 }
 
-func testDefaultOrderAndPaging(t *testing.T, s CallStore) {
+func testDefaultOrderAndPaging(t *testing.T, s callStore) {
 	write(t, s, start("e/p", "c", "t", "", "op", base.Add(2*time.Second)),
 		start("e/p", "a", "t", "", "op", base), start("e/p", "b", "t", "", "op", base))
 	wantIDs(t, query(t, s, storage.CallsQuery{ProjectID: "e/p"}), "a", "b", "c")
@@ -141,18 +143,18 @@ func testDefaultOrderAndPaging(t *testing.T, s CallStore) {
 	wantIDs(t, query(t, s, storage.CallsQuery{ProjectID: "e/p", SortBy: desc}), "c", "b", "a")
 }
 
-func testProjectIsolation(t *testing.T, s CallStore) {
+func testProjectIsolation(t *testing.T, s callStore) {
 	write(t, s, start("e/p", "a", "t", "", "op", base), start("other/p", "b", "t", "", "op", base))
 	wantIDs(t, query(t, s, storage.CallsQuery{ProjectID: "e/p"}), "a")
 	wantIDs(t, query(t, s, storage.CallsQuery{ProjectID: "e/p", Filter: storage.CallsFilter{CallIDs: []string{"b"}}}))
 	res := write(t, s, storage.CallOp{Delete: &storage.CallDelete{ProjectID: "e/p", IDs: []string{"b"}, At: base}})
-	if res[0].NumDeleted != 1 {
-		t.Fatalf("num_deleted = %d", res[0].NumDeleted)
+	if res[0].NumDeleted != 0 {
+		t.Fatalf("num_deleted = %d for another project's call, want 0", res[0].NumDeleted)
 	}
 	wantIDs(t, query(t, s, storage.CallsQuery{ProjectID: "other/p"}), "b")
 }
 
-func testUpdateDisplayName(t *testing.T, s CallStore) {
+func testUpdateDisplayName(t *testing.T, s callStore) {
 	write(t, s, start("e/p", "a", "t", "", "op", base))
 	write(t, s, storage.CallOp{Update: &storage.CallUpdate{ProjectID: "e/p", ID: "a", DisplayName: "renamed"}})
 	if got := query(t, s, storage.CallsQuery{ProjectID: "e/p"}); got[0].DisplayName != "renamed" {
@@ -164,7 +166,7 @@ func testUpdateDisplayName(t *testing.T, s CallStore) {
 	}
 }
 
-func testDeleteCascades(t *testing.T, s CallStore) {
+func testDeleteCascades(t *testing.T, s callStore) {
 	write(t, s, start("e/p", "root", "t", "", "op", base), start("e/p", "kid", "t", "root", "op", base),
 		start("e/p", "grandkid", "t", "kid", "op", base), start("e/p", "other", "t2", "", "op", base))
 	res := write(t, s, storage.CallOp{Delete: &storage.CallDelete{ProjectID: "e/p", IDs: []string{"root"}, At: base}})
@@ -178,7 +180,7 @@ func testDeleteCascades(t *testing.T, s CallStore) {
 	}
 }
 
-func testCountWithLimit(t *testing.T, s CallStore) {
+func testCountWithLimit(t *testing.T, s callStore) {
 	for _, id := range []string{"a", "b", "c", "d"} {
 		write(t, s, start("e/p", id, "t", "", "op", base))
 	}
@@ -190,7 +192,7 @@ func testCountWithLimit(t *testing.T, s CallStore) {
 	}
 }
 
-func testFilterByOpAndTrace(t *testing.T, s CallStore) {
+func testFilterByOpAndTrace(t *testing.T, s callStore) {
 	write(t, s, start("e/p", "a", "t1", "", "weave:///e/p/op/add:v1", base),
 		start("e/p", "b", "t1", "a", "weave:///e/p/op/add:v2", base.Add(time.Second)),
 		start("e/p", "c", "t2", "", "weave:///e/p/op/mul:v1", base.Add(2*time.Second)))

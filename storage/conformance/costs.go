@@ -13,8 +13,8 @@ import (
 	"github.com/weftdev/weft/storage"
 )
 
-// RunCosts runs every price case against stores made by newStore.
-func RunCosts(t *testing.T, newStore func(t *testing.T) storage.CostStore) {
+// runCosts runs every price case against stores made by newStore.
+func runCosts(t *testing.T, newStore func(t *testing.T) storage.CostStore) {
 	cases := []struct {
 		name string
 		run  func(t *testing.T, s storage.CostStore)

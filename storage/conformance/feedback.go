@@ -11,8 +11,8 @@ import (
 	"github.com/weftdev/weft/storage"
 )
 
-// RunFeedback runs every feedback case against stores made by newStore.
-func RunFeedback(t *testing.T, newStore func(t *testing.T) storage.FeedbackStore) {
+// runFeedback runs every feedback case against stores made by newStore.
+func runFeedback(t *testing.T, newStore func(t *testing.T) storage.FeedbackStore) {
 	cases := []struct {
 		name string
 		run  func(t *testing.T, s storage.FeedbackStore)

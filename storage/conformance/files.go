@@ -21,8 +21,8 @@ const (
 	opSourceDigest = "IbAYBvUsLcYw62OYmvsrPpCJolzeU8Lg8ugKzsvhbUI"
 )
 
-// RunFiles runs every files case against stores made by newStore.
-func RunFiles(t *testing.T, newStore func(t *testing.T) storage.FileStore) {
+// runFiles runs every files case against stores made by newStore.
+func runFiles(t *testing.T, newStore func(t *testing.T) storage.FileStore) {
 	cases := []struct {
 		name string
 		run  func(t *testing.T, s storage.FileStore)

@@ -27,8 +27,8 @@ const (
 	projB = "other/team"
 )
 
-// RunObjects runs every objects case, each against a fresh store.
-func RunObjects(t *testing.T, newStore func(t *testing.T) storage.ObjectStore) {
+// runObjects runs every objects case, each against a fresh store.
+func runObjects(t *testing.T, newStore func(t *testing.T) storage.ObjectStore) {
 	cases := []struct {
 		name string
 		run  func(t *testing.T, s storage.ObjectStore)
@@ -43,6 +43,7 @@ func RunObjects(t *testing.T, newStore func(t *testing.T) storage.ObjectStore) {
 		{"ReadNotFound", testObjReadNotFound},
 		{"DeleteAndResurrect", testObjDeleteAndResurrect},
 		{"DeleteRules", testObjDeleteRules},
+		{"DeleteStamp", testObjDeleteStamp},
 		{"QueryFilters", testObjQueryFilters},
 		{"QueryOrderAndPaging", testObjQueryOrderAndPaging},
 		{"TagsAndAliases", testObjTagsAndAliases},

@@ -17,9 +17,9 @@ const tblSampleRows = `[{"question": "capital of France?", "expected": "Paris"},
 
 var tblSampleDigests = []string{"vPUKZK2D4ftkJalwTCX3pJ2cWAHs7ncX6iB3suIoYqs", "7DGfSVlKzNoxQd3Xa3jGXXTXOuGhI9jWQCttH96cOqw"}
 
-// RunTables runs every tables case, each against a fresh store. The ref
+// runTables runs every tables case, each against a fresh store. The ref
 // cases also need the store to be a storage.ObjectStore.
-func RunTables(t *testing.T, newStore func(t *testing.T) storage.TableStore) {
+func runTables(t *testing.T, newStore func(t *testing.T) storage.TableStore) {
 	cases := []struct {
 		name string
 		run  func(t *testing.T, s storage.TableStore)

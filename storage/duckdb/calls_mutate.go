@@ -4,9 +4,10 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"strings"
+	"time"
 
 	"github.com/weftdev/weft/storage"
+	"github.com/weftdev/weft/storage/storekit"
 )
 
 func updateCall(ctx context.Context, conn *sql.Conn, u *storage.CallUpdate) error {
@@ -19,67 +20,48 @@ func updateCall(ctx context.Context, conn *sql.Conn, u *storage.CallUpdate) erro
 	return nil
 }
 
-// deleteCalls soft-deletes the ids and every live descendant reachable by
-// parent links, and returns the size of that id set (requested ids count
-// even when unknown, as the reference server does).
+// deleteCalls soft-deletes the live calls among d's ids and every live
+// descendant, and returns how many calls that was (storekit's rules).
 func deleteCalls(ctx context.Context, conn *sql.Conn, d *storage.CallDelete) (int, error) {
-	if len(d.IDs) == 0 {
-		return 0, nil
+	doomed, err := storekit.CallsToDelete(ctx, callTree{conn}, d)
+	if err != nil || len(doomed) == 0 {
+		return 0, err
 	}
-	in := placeholders(len(d.IDs))
-	args := []any{d.ProjectID}
-	for _, id := range d.IDs {
-		args = append(args, id)
-	}
-	args = append(args, d.ProjectID)
-	q := `WITH RECURSIVE tree(id) AS (
-	    SELECT id FROM calls WHERE project_id = ? AND id IN (` + in + `) AND deleted_at IS NULL
-	    UNION
-	    SELECT c.id FROM calls c JOIN tree ON c.parent_id = tree.id
-	    WHERE c.project_id = ? AND c.deleted_at IS NULL
-	) SELECT DISTINCT id FROM tree`
-	rows, err := conn.QueryContext(ctx, q, args...)
+	at := storekit.DeleteStamp(d.At, time.Now)
+	_, err = conn.ExecContext(ctx, "UPDATE calls SET deleted_at = ? WHERE project_id = ? AND id IN (SELECT unnest(?::VARCHAR[]))",
+		at, d.ProjectID, doomed)
 	if err != nil {
-		return 0, fmt.Errorf("find descendants: %w", err)
+		return 0, fmt.Errorf("soft-delete calls: %w", err)
 	}
-	all := make(map[string]bool, len(d.IDs))
-	for _, id := range d.IDs {
-		all[id] = true
+	return len(doomed), nil
+}
+
+// callTree is a write's connection as storekit.CallsToDelete walks it.
+type callTree struct{ conn *sql.Conn }
+
+func (c callTree) LiveCalls(ctx context.Context, projectID string, ids []string) ([]string, error) {
+	return c.ids(ctx, "id", projectID, ids)
+}
+
+func (c callTree) LiveChildren(ctx context.Context, projectID string, parents []string) ([]string, error) {
+	return c.ids(ctx, "parent_id", projectID, parents)
+}
+
+// ids lists the live calls of the project whose column is one of vals.
+func (c callTree) ids(ctx context.Context, column, projectID string, vals []string) ([]string, error) {
+	rows, err := c.conn.QueryContext(ctx, "SELECT id FROM calls WHERE project_id = ? AND "+column+
+		" IN (SELECT unnest(?::VARCHAR[])) AND deleted_at IS NULL", projectID, vals)
+	if err != nil {
+		return nil, fmt.Errorf("find calls to delete: %w", err)
 	}
-	var found []any
+	defer rows.Close()
+	var out []string
 	for rows.Next() {
 		var id string
 		if err := rows.Scan(&id); err != nil {
-			rows.Close()
-			return 0, err
+			return nil, fmt.Errorf("find calls to delete: %w", err)
 		}
-		all[id] = true
-		found = append(found, id)
+		out = append(out, id)
 	}
-	if err := rows.Close(); err != nil {
-		return 0, err
-	}
-	for chunk := range chunks(found, 1000) {
-		upd := "UPDATE calls SET deleted_at = ? WHERE project_id = ? AND id IN (" + placeholders(len(chunk)) + ")"
-		if _, err := conn.ExecContext(ctx, upd, append([]any{d.At.UTC(), d.ProjectID}, chunk...)...); err != nil {
-			return 0, fmt.Errorf("soft-delete calls: %w", err)
-		}
-	}
-	return len(all), nil
-}
-
-func placeholders(n int) string {
-	return strings.TrimSuffix(strings.Repeat("?, ", n), ", ")
-}
-
-func chunks(vals []any, size int) func(func([]any) bool) {
-	return func(yield func([]any) bool) {
-		for len(vals) > 0 {
-			n := min(size, len(vals))
-			if !yield(vals[:n]) {
-				return
-			}
-			vals = vals[n:]
-		}
-	}
+	return out, rows.Err()
 }

@@ -72,8 +72,8 @@ func TestDeleteCallsCountsDescendants(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res[0].NumDeleted != 4 {
-		t.Fatalf("num_deleted = %d, want 4 (root, child, grandchild, missing)", res[0].NumDeleted)
+	if res[0].NumDeleted != 3 {
+		t.Fatalf("num_deleted = %d, want 3 (root, child, grandchild; not missing)", res[0].NumDeleted)
 	}
 	var live int
 	if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM calls WHERE deleted_at IS NULL`).Scan(&live); err != nil {

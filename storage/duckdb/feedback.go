@@ -10,7 +10,6 @@ import (
 	"github.com/weftdev/weft/storage"
 	"github.com/weftdev/weft/storage/sqlgen"
 	"github.com/weftdev/weft/storage/storekit"
-	"github.com/weftdev/weft/storage/tablesql"
 )
 
 var _ storage.FeedbackStore = (*Store)(nil)
@@ -87,22 +86,22 @@ func (s *Store) FeedbackForRefs(ctx context.Context, projectID string, refs []st
 	return storekit.FeedbackForRefs(ctx, tableSQL{s}, projectID, chunks)
 }
 
-// tableSQL runs tablesql queries in DuckDB's dialect.
+// tableSQL runs sqlgen table queries in DuckDB's dialect.
 type tableSQL struct{ s *Store }
 
 // Rows implements storekit.TableSQL.
-func (t tableSQL) Rows(ctx context.Context, tbl tablesql.Table, q tablesql.Query) ([]json.RawMessage, error) {
+func (t tableSQL) Rows(ctx context.Context, tbl sqlgen.Table, q sqlgen.TableQuery) ([]json.RawMessage, error) {
 	return t.s.tableRows(ctx, tbl, q)
 }
 
 // Count implements storekit.TableSQL.
-func (t tableSQL) Count(ctx context.Context, tbl tablesql.Table, q tablesql.Query) (int64, error) {
+func (t tableSQL) Count(ctx context.Context, tbl sqlgen.Table, q sqlgen.TableQuery) (int64, error) {
 	return t.s.tableCount(ctx, tbl, q)
 }
 
-// tableRows runs a tablesql select and renders each row as JSON.
-func (s *Store) tableRows(ctx context.Context, t tablesql.Table, q tablesql.Query) ([]json.RawMessage, error) {
-	st, outs, err := tablesql.Select(sqlgen.NewDuckDB(), t, q)
+// tableRows runs a sqlgen table select and renders each row as JSON.
+func (s *Store) tableRows(ctx context.Context, t sqlgen.Table, q sqlgen.TableQuery) ([]json.RawMessage, error) {
+	st, outs, err := sqlgen.TableSelect(sqlgen.NewDuckDB(), t, q)
 	if err != nil {
 		return nil, err
 	}
@@ -121,7 +120,7 @@ func (s *Store) tableRows(ctx context.Context, t tablesql.Table, q tablesql.Quer
 		if err := rows.Scan(ptrs...); err != nil {
 			return nil, err
 		}
-		obj, err := tablesql.RowJSON(outs, vals)
+		obj, err := sqlgen.TableRowJSON(outs, vals)
 		if err != nil {
 			return nil, err
 		}
@@ -130,8 +129,8 @@ func (s *Store) tableRows(ctx context.Context, t tablesql.Table, q tablesql.Quer
 	return out, rows.Err()
 }
 
-func (s *Store) tableCount(ctx context.Context, t tablesql.Table, q tablesql.Query) (int64, error) {
-	st, err := tablesql.Count(sqlgen.NewDuckDB(), t, q)
+func (s *Store) tableCount(ctx context.Context, t sqlgen.Table, q sqlgen.TableQuery) (int64, error) {
+	st, err := sqlgen.TableCount(sqlgen.NewDuckDB(), t, q)
 	if err != nil {
 		return 0, err
 	}

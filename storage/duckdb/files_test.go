@@ -9,12 +9,7 @@ import (
 	"testing"
 
 	"github.com/weftdev/weft/storage"
-	"github.com/weftdev/weft/storage/conformance"
 )
-
-func TestFilesConformance(t *testing.T) {
-	conformance.RunFiles(t, func(t *testing.T) storage.FileStore { return openTestStore(t) })
-}
 
 func TestFileContentLivesOnDiskOnce(t *testing.T) {
 	dir := t.TempDir()

@@ -112,7 +112,7 @@ func (s *Store) inWriteTx(ctx context.Context, fn func(tx *sql.Tx) error) error 
 	return nil
 }
 
-// writeTime is the created_at/deleted_at of a write, at the microsecond
+// writeTime is the created_at of a write, at the microsecond
 // precision DuckDB keeps, so values read back compare equal.
 func writeTime() time.Time {
 	return time.Now().UTC().Truncate(time.Microsecond)
@@ -139,10 +139,11 @@ func (s *Store) DeleteObjects(ctx context.Context, req storage.ObjDeleteReq) (st
 	return res, err
 }
 
-// softDelete marks versions deleted, drops their tags and aliases, and
-// moves latest to the newest survivor when latest went.
+// softDelete marks versions deleted (storekit.DeleteStamp), drops their
+// tags and aliases, and moves latest to the newest survivor when latest
+// went.
 func softDelete(ctx context.Context, tx *sql.Tx, projectID, objectID string, versions, doomed []storekit.VersionMeta) error {
-	now, scope := writeTime(), []any{projectID, objectID, storekit.DigestsOf(doomed)}
+	now, scope := storekit.DeleteStamp(time.Time{}, time.Now), []any{projectID, objectID, storekit.DigestsOf(doomed)}
 	for _, st := range []struct {
 		q    string
 		args []any

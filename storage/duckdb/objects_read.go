@@ -18,25 +18,41 @@ const objColumns = `project_id, object_id, created_at, deleted_at, digest, versi
 
 // ReadObject implements storage.ObjectStore.
 func (s *Store) ReadObject(ctx context.Context, req storage.ObjReadReq) (storage.ObjReadRes, error) {
-	cond, args := versionMatch(req.Digest, true)
-	q := objSelect(req.MetadataOnly) + ` WHERE project_id = ? AND object_id = ? AND ` + cond +
+	return storekit.ReadObject(ctx, objectReader{s}, req)
+}
+
+// QueryObjects implements storage.ObjectStore.
+func (s *Store) QueryObjects(ctx context.Context, req storage.ObjQueryReq) (storage.ObjQueryRes, error) {
+	return storekit.QueryObjects(ctx, objectReader{s}, req)
+}
+
+// objectReader is the store as storekit's object reads see it.
+type objectReader struct{ s *Store }
+
+func (r objectReader) VersionNamed(ctx context.Context, projectID, objectID, selector string, metadataOnly bool) (storage.ObjSchema, bool, error) {
+	cond, args := versionMatch(selector, true)
+	q := objSelect(metadataOnly) + ` WHERE project_id = ? AND object_id = ? AND ` + cond +
 		` ORDER BY created_at, version_index LIMIT 1`
-	objs, err := s.queryObjs(ctx, q, append([]any{req.ProjectID, req.ObjectID}, args...), false)
-	if err != nil {
-		return storage.ObjReadRes{}, err
+	objs, err := r.s.queryObjs(ctx, q, append([]any{projectID, objectID}, args...))
+	if err != nil || len(objs) == 0 {
+		return storage.ObjSchema{}, false, err
 	}
-	if len(objs) == 0 {
-		return storage.ObjReadRes{}, fmt.Errorf("Obj %s:%s not found: %w", req.ObjectID, req.Digest, storage.ErrNotFound)
+	return objs[0], true, nil
+}
+
+func (r objectReader) LiveVersions(ctx context.Context, req storage.ObjQueryReq, limit, offset int64) ([]storage.ObjSchema, error) {
+	conds, args := objFilter(req.ProjectID, req.Filter)
+	q := objSelect(req.MetadataOnly) + " WHERE " + strings.Join(conds, " AND ") + storekit.ObjectOrderBy(req.SortBy)
+	if limit >= 0 {
+		q += " LIMIT ?"
+		args = append(args, limit)
 	}
-	if o := objs[0]; o.DeletedAt != nil {
-		return storage.ObjReadRes{}, &storage.ObjectDeletedError{ObjectID: o.ObjectID, VersionIndex: o.VersionIndex, DeletedAt: *o.DeletedAt}
-	}
-	if req.IncludeTagsAndAliases {
-		if err := s.attachLabels(ctx, req.ProjectID, objs); err != nil {
-			return storage.ObjReadRes{}, err
-		}
-	}
-	return storage.ObjReadRes{Obj: objs[0]}, nil
+	q += " OFFSET ?"
+	return r.s.queryObjs(ctx, q, append(args, offset))
+}
+
+func (r objectReader) AttachLabels(ctx context.Context, projectID string, objs []storage.ObjSchema) error {
+	return r.s.attachLabels(ctx, projectID, objs)
 }
 
 // versionMatch is the SQL condition for the version a selector names:
@@ -63,7 +79,9 @@ func objSelect(metadataOnly bool) string {
 	return "SELECT " + fmt.Sprintf(objColumns, val) + " FROM object_versions"
 }
 
-func (s *Store) queryObjs(ctx context.Context, q string, args []any, withSize bool) ([]storage.ObjSchema, error) {
+// queryObjs runs an object select (objSelect) and reads its rows, sizes
+// included.
+func (s *Store) queryObjs(ctx context.Context, q string, args []any) ([]storage.ObjSchema, error) {
 	rows, err := s.db.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, fmt.Errorf("query objects: %w", err)
@@ -87,38 +105,10 @@ func (s *Store) queryObjs(ctx context.Context, q string, args []any, withSize bo
 		if latest {
 			o.IsLatest = 1
 		}
-		if withSize {
-			o.SizeBytes = &size
-		}
+		o.SizeBytes = &size
 		objs = append(objs, o)
 	}
 	return objs, rows.Err()
-}
-
-// QueryObjects implements storage.ObjectStore.
-func (s *Store) QueryObjects(ctx context.Context, req storage.ObjQueryReq) (storage.ObjQueryRes, error) {
-	limit, offset, err := storage.PageBounds(req.Limit, req.Offset)
-	if err != nil {
-		return storage.ObjQueryRes{}, err
-	}
-	conds, args := objFilter(req.ProjectID, req.Filter)
-	q := objSelect(req.MetadataOnly) + " WHERE " + strings.Join(conds, " AND ") + storekit.ObjectOrderBy(req.SortBy)
-	if limit >= 0 {
-		q += " LIMIT ?"
-		args = append(args, limit)
-	}
-	q += " OFFSET ?"
-	args = append(args, offset)
-	objs, err := s.queryObjs(ctx, q, args, req.IncludeStorageSize)
-	if err != nil {
-		return storage.ObjQueryRes{}, err
-	}
-	if req.IncludeTagsAndAliases {
-		if err := s.attachLabels(ctx, req.ProjectID, objs); err != nil {
-			return storage.ObjQueryRes{}, err
-		}
-	}
-	return storage.ObjQueryRes{Objs: objs}, nil
 }
 
 // sameVersion correlates a label table with object_versions.

@@ -10,7 +10,6 @@ import (
 
 	"github.com/weftdev/weft/digest"
 	"github.com/weftdev/weft/storage"
-	"github.com/weftdev/weft/storage/conformance"
 )
 
 func openContentStore(t testing.TB) *Store {
@@ -27,14 +26,6 @@ var (
 	_ storage.ObjectStore = (*Store)(nil)
 	_ storage.TableStore  = (*Store)(nil)
 )
-
-func TestObjectsConformance(t *testing.T) {
-	conformance.RunObjects(t, func(t *testing.T) storage.ObjectStore { return openContentStore(t) })
-}
-
-func TestTablesConformance(t *testing.T) {
-	conformance.RunTables(t, func(t *testing.T) storage.TableStore { return openContentStore(t) })
-}
 
 func TestContentSurvivesReopen(t *testing.T) {
 	ctx := context.Background()

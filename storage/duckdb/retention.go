@@ -5,19 +5,16 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/weftdev/weft/storage"
 )
 
-// Retention is what ExpireCalls needs to know: a default and per-project
-// overrides; zero keeps calls forever.
-type Retention struct {
-	Default  time.Duration
-	Projects map[string]time.Duration
-}
+var _ storage.CallExpirer = (*Store)(nil)
 
-// ExpireCalls deletes calls whose start is older than their project's
-// retention, as ClickHouse's TTL does for the scale-out store. It returns
-// how many rows went.
-func (s *Store) ExpireCalls(ctx context.Context, r Retention, now time.Time) (int64, error) {
+// ExpireCalls implements storage.CallExpirer: it deletes calls whose start
+// is older than their project's retention, as ClickHouse's TTL does for
+// the scale-out store, and returns how many rows went.
+func (s *Store) ExpireCalls(ctx context.Context, r storage.Retention, now time.Time) (int64, error) {
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
 	var total int64

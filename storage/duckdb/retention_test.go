@@ -23,7 +23,7 @@ func TestExpireCalls(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	n, err := s.ExpireCalls(ctx, Retention{Default: 30 * day, Projects: map[string]time.Duration{"a/short": 2 * day, "a/keep": 0}}, now)
+	n, err := s.ExpireCalls(ctx, storage.Retention{Default: 30 * day, Projects: map[string]time.Duration{"a/short": 2 * day, "a/keep": 0}}, now)
 	if err != nil || n != 2 {
 		t.Fatalf("expired %d, %v; want 2", n, err)
 	}

@@ -6,5 +6,7 @@
 //
 // It owns the syntax only: which fields exist and how they become SQL is
 // decided by the packages that compile the IR (storage/sqlgen). It must never
-// import a database driver, a storage backend or the SQL generator.
+// import package storage (which carries parsed queries; errors wrap
+// storage/errkind instead), a database driver, a storage backend or the SQL
+// generator.
 package querylang

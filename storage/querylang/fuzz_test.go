@@ -6,7 +6,7 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/weftdev/weft/storage"
+	"github.com/weftdev/weft/storage/errkind"
 )
 
 func FuzzParse(f *testing.F) {
@@ -26,7 +26,7 @@ func FuzzParse(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		e, err := Parse(data)
 		if err != nil {
-			if !errors.Is(err, storage.ErrInvalidArgument) {
+			if !errors.Is(err, errkind.InvalidArgument) {
 				t.Fatalf("error %v does not wrap ErrInvalidArgument", err)
 			}
 			return

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/weftdev/weft/storage"
+	"github.com/weftdev/weft/storage/errkind"
 )
 
 func field(p string) *GetField { return &GetField{Path: p} }
@@ -127,7 +127,7 @@ func TestParseErrors(t *testing.T) {
 			if err == nil {
 				t.Fatalf("Parse(%s) succeeded; want error %q", tt.in, tt.want)
 			}
-			if !errors.Is(err, storage.ErrInvalidArgument) {
+			if !errors.Is(err, errkind.InvalidArgument) {
 				t.Errorf("error %v does not wrap ErrInvalidArgument", err)
 			}
 			if !strings.HasPrefix(err.Error(), tt.want) && !strings.Contains(err.Error(), tt.want) {
@@ -143,7 +143,7 @@ func TestParseDepthLimit(t *testing.T) {
 		in = `{"$not":[` + in + `]}`
 	}
 	_, err := Parse(json.RawMessage(`{"$expr":` + in + `}`))
-	if !errors.Is(err, storage.ErrInvalidArgument) || !strings.Contains(err.Error(), "nests deeper") {
+	if !errors.Is(err, errkind.InvalidArgument) || !strings.Contains(err.Error(), "nests deeper") {
 		t.Fatalf("deep query: got %v; want a nesting error", err)
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/weftdev/weft/storage"
-	"github.com/weftdev/weft/storage/querylang"
 )
 
 // callsTable is the table CallsSelect and CallsCount read.
@@ -24,14 +23,12 @@ type callsPlan struct {
 // planCalls validates q and compiles its filter, query and sort. Nothing
 // user-supplied reaches the SQL text: every value is bound.
 func planCalls(d Dialect, q storage.CallsQuery, withOrder bool) (*callsPlan, error) {
-	expr, err := querylang.Parse(q.Where)
+	expr := q.Where
+	err := validateExpr(expr)
 	if err != nil {
 		return nil, err
 	}
-	if err := validateExpr(expr); err != nil {
-		return nil, err
-	}
-	if err := validateFilter(q.Filter); err != nil {
+	if err = validateFilter(q.Filter); err != nil {
 		return nil, err
 	}
 	b := newBuilder(d)

@@ -100,9 +100,16 @@ func (c *compiler) value(e querylang.Expr) (typed, error) {
 }
 
 func (c *compiler) logical(ops []querylang.Expr, sep string) (typed, error) {
+	return combine(ops, sep, c.predicate)
+}
+
+// combine renders $and or $or: each operand as a predicate, joined by sep
+// (" AND " or " OR "); a single operand stands alone. Both the calls and
+// the table compilers use it.
+func combine(ops []querylang.Expr, sep string, predicate func(querylang.Expr) (string, error)) (typed, error) {
 	preds := make([]string, len(ops))
 	for i, op := range ops {
-		p, err := c.predicate(op)
+		p, err := predicate(op)
 		if err != nil {
 			return typed{}, err
 		}

@@ -3,6 +3,7 @@ package sqlgen
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"os"
 	"strings"
 	"testing"
@@ -10,6 +11,8 @@ import (
 
 	// Registers the "duckdb" database/sql driver.
 	_ "github.com/duckdb/duckdb-go/v2"
+
+	"github.com/weftdev/weft/storage/querylang"
 )
 
 // feedbackDDL mirrors the feedback table of the real schema.
@@ -166,8 +169,21 @@ func queryRows(t testing.TB, db *sql.DB, st Statement) []map[string]any {
 	return out
 }
 
-// where wraps an operation as a query document.
-func where(op string) []byte { return []byte(`{"$expr":` + op + `}`) }
+// where parses an operation as a query document; the callers' operations
+// are fixed and valid.
+func where(op string) querylang.Expr {
+	e, err := parseWhere(op)
+	if err != nil {
+		panic(err)
+	}
+	return e
+}
+
+// parseWhere parses an operation as a query document, as the query API
+// does before it calls storage.
+func parseWhere(op string) (querylang.Expr, error) {
+	return querylang.Parse(json.RawMessage(`{"$expr":` + op + `}`))
+}
 
 // eqq builds {"$eq":[{"$getField":f},{"$literal":lit}]} from raw JSON lit.
 func eqq(f, lit string) string {

@@ -1,7 +1,10 @@
-// Package sqlgen renders calls and threads queries (storage.CallsQuery with
-// its CallsFilter, parsed query expression and sort terms) into SQL with
-// bound parameters. Everything engine-specific sits behind Dialect, which
-// DuckDB (embedded) and ClickHouse (scale-out) implement here.
+// Package sqlgen is the one compiler of the query IR (storage/querylang)
+// into SQL with bound parameters. It renders calls and threads queries
+// (storage.CallsQuery with its CallsFilter, parsed query expression and
+// sort terms) and the column-by-column queries of the small tables,
+// feedback and prices (TableSelect, TableCount). Everything
+// engine-specific sits behind Dialect, which DuckDB (embedded) and
+// ClickHouse (scale-out) implement here.
 //
 // Every user value (ids, literals, JSON paths, prefixes, limits) becomes a
 // bound parameter; the SQL text holds only identifiers, operators and

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/weftdev/weft/storage"
+	"github.com/weftdev/weft/storage/querylang"
 )
 
 func TestQueryErrors(t *testing.T) {
@@ -37,14 +38,17 @@ func TestQueryErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			q := storage.CallsQuery{ProjectID: "e/p", SortBy: tt.sortBy}
+			var err error
 			if tt.where != "" {
-				q.Where = where(tt.where)
+				q.Where, err = parseWhere(tt.where)
 			}
-			_, err := CallsSelect(NewDuckDB(), q)
+			if err == nil {
+				_, err = CallsSelect(NewDuckDB(), q)
+			}
 			if !errors.Is(err, tt.kind) || !strings.Contains(err.Error(), tt.mention) {
 				t.Fatalf("got %v; want %v mentioning %q", err, tt.kind, tt.mention)
 			}
-			if tt.sortBy != nil {
+			if tt.sortBy != nil || q.Where == nil {
 				return
 			}
 			if _, err := CallsCount(NewDuckDB(), q, 0); !errors.Is(err, tt.kind) {
@@ -58,7 +62,11 @@ func TestNullQueryMeansNoQuery(t *testing.T) { testNullQuery(t, duckDBFixture(t)
 
 func testNullQuery(t *testing.T, e engine) {
 	for _, raw := range []json.RawMessage{nil, json.RawMessage("null")} {
-		st, err := CallsSelect(e.d, storage.CallsQuery{ProjectID: "e/p", Where: raw})
+		expr, err := querylang.Parse(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, err := CallsSelect(e.d, storage.CallsQuery{ProjectID: "e/p", Where: expr})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/weftdev/weft/storage"
+	"github.com/weftdev/weft/storage/querylang"
 )
 
 // FuzzCallsSelect feeds random query documents and sort fields through the
@@ -48,7 +49,14 @@ func fuzzSeeds() []string {
 // fuzzOne runs one fuzz input through CallsSelect and CallsCount.
 func fuzzOne(t *testing.T, db *sql.DB, doc []byte, sortField string, desc bool) {
 	d := NewDuckDB()
-	q := storage.CallsQuery{ProjectID: "e/p", Where: doc, Limit: 3, IncludeStorageSize: true, IncludeTotalStorageSize: desc}
+	expr, err := querylang.Parse(doc)
+	if err != nil {
+		if !errors.Is(err, storage.ErrInvalidArgument) {
+			t.Fatalf("parse error of no storage kind: %v", err)
+		}
+		return
+	}
+	q := storage.CallsQuery{ProjectID: "e/p", Where: expr, Limit: 3, IncludeStorageSize: true, IncludeTotalStorageSize: desc}
 	if sortField != "" {
 		dir := "asc"
 		if desc {

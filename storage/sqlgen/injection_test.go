@@ -66,7 +66,7 @@ func testUserValuesAreBound(t *testing.T, e engine) {
 	}
 	checkBound(t, e, "count", st)
 	now := time.Now()
-	if st, err = ThreadsSelect(e.d, ThreadsQuery{ProjectID: evil, ThreadIDs: []string{evil},
+	if st, err = ThreadsSelect(e.d, storage.ThreadsQuery{ProjectID: evil, ThreadIDs: []string{evil},
 		AfterDatetime: &now, Limit: 3}); err != nil {
 		t.Fatal(err)
 	}

@@ -3,27 +3,12 @@ package sqlgen
 import (
 	"fmt"
 	"slices"
-	"time"
 
 	"github.com/weftdev/weft/storage"
 )
 
-// ThreadsQuery is a /threads/stream_query request, already authorised for
-// ProjectID.
-type ThreadsQuery struct {
-	ProjectID string
-	// AfterDatetime and BeforeDatetime bound turn start times, exclusive.
-	AfterDatetime  *time.Time
-	BeforeDatetime *time.Time
-	// ThreadIDs nil means every thread; an empty list matches nothing.
-	ThreadIDs []string
-	// SortBy nil or empty means last_updated descending.
-	SortBy []storage.SortBy
-	Limit  int64 // 0 = no limit
-	Offset int64
-}
-
-// ThreadColumns is the select list of ThreadsSelect, one row per thread.
+// ThreadColumns is the select list of ThreadsSelect, one row per thread,
+// in the order of storage.Thread's fields.
 var ThreadColumns = []string{
 	"thread_id", "turn_count", "start_time", "last_updated",
 	"first_turn_id", "last_turn_id", "p50_turn_duration_ms", "p99_turn_duration_ms",
@@ -38,7 +23,7 @@ func threadSortable(field string) bool {
 // whose id is their turn_id and that carry a thread id; each thread row
 // aggregates them, and threads none of whose turns has ended are skipped.
 // Turn durations are milliseconds with linearly interpolated quantiles.
-func ThreadsSelect(d Dialect, q ThreadsQuery) (Statement, error) {
+func ThreadsSelect(d Dialect, q storage.ThreadsQuery) (Statement, error) {
 	if len(q.ThreadIDs) > MaxFilterList {
 		return Statement{}, fmt.Errorf("filter.thread_ids has %d entries; send at most %d per request: %w",
 			len(q.ThreadIDs), MaxFilterList, storage.ErrInvalidArgument)

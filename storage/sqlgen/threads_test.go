@@ -41,7 +41,7 @@ func TestThreadsRow(t *testing.T)   { testThreadsRow(t, duckDBThreads(t)) }
 func TestThreadsQuery(t *testing.T) { testThreadsQuery(t, duckDBThreads(t)) }
 
 func testThreadsRow(t *testing.T, e engine) {
-	st, err := ThreadsSelect(e.d, ThreadsQuery{ProjectID: "e/t"})
+	st, err := ThreadsSelect(e.d, storage.ThreadsQuery{ProjectID: "e/t"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,22 +77,22 @@ func testThreadsQuery(t *testing.T, e engine) {
 	after, before := at(6*time.Minute), at(8*time.Minute+30*time.Second)
 	tests := []struct {
 		name string
-		q    ThreadsQuery
+		q    storage.ThreadsQuery
 		want []string
 	}{
-		{"default last_updated desc", ThreadsQuery{}, []string{"th3", "th1"}},
-		{"turn_count asc", ThreadsQuery{SortBy: sortBy("turn_count", "asc")}, []string{"th1", "th3"}},
-		{"p50 desc", ThreadsQuery{SortBy: sortBy("p50_turn_duration_ms", "DESC")}, []string{"th1", "th3"}},
-		{"thread_id asc", ThreadsQuery{SortBy: sortBy("thread_id", "asc")}, []string{"th1", "th3"}},
-		{"after", ThreadsQuery{AfterDatetime: &after}, []string{"th3"}},
-		{"after is exclusive", ThreadsQuery{AfterDatetime: ptrTime(at(7 * time.Minute))}, []string{"th3"}},
-		{"before", ThreadsQuery{BeforeDatetime: &before}, []string{"th3", "th1"}},
-		{"before drops later turns", ThreadsQuery{BeforeDatetime: ptrTime(at(4 * time.Minute))}, []string{"th1"}},
-		{"thread_ids", ThreadsQuery{ThreadIDs: []string{"th1", "th2"}}, []string{"th1"}},
-		{"thread_ids empty", ThreadsQuery{ThreadIDs: []string{}}, nil},
-		{"limit", ThreadsQuery{Limit: 1}, []string{"th3"}},
-		{"offset", ThreadsQuery{Limit: 1, Offset: 1}, []string{"th1"}},
-		{"other project", ThreadsQuery{ProjectID: "e/p"}, nil},
+		{"default last_updated desc", storage.ThreadsQuery{}, []string{"th3", "th1"}},
+		{"turn_count asc", storage.ThreadsQuery{SortBy: sortBy("turn_count", "asc")}, []string{"th1", "th3"}},
+		{"p50 desc", storage.ThreadsQuery{SortBy: sortBy("p50_turn_duration_ms", "DESC")}, []string{"th1", "th3"}},
+		{"thread_id asc", storage.ThreadsQuery{SortBy: sortBy("thread_id", "asc")}, []string{"th1", "th3"}},
+		{"after", storage.ThreadsQuery{AfterDatetime: &after}, []string{"th3"}},
+		{"after is exclusive", storage.ThreadsQuery{AfterDatetime: ptrTime(at(7 * time.Minute))}, []string{"th3"}},
+		{"before", storage.ThreadsQuery{BeforeDatetime: &before}, []string{"th3", "th1"}},
+		{"before drops later turns", storage.ThreadsQuery{BeforeDatetime: ptrTime(at(4 * time.Minute))}, []string{"th1"}},
+		{"thread_ids", storage.ThreadsQuery{ThreadIDs: []string{"th1", "th2"}}, []string{"th1"}},
+		{"thread_ids empty", storage.ThreadsQuery{ThreadIDs: []string{}}, nil},
+		{"limit", storage.ThreadsQuery{Limit: 1}, []string{"th3"}},
+		{"offset", storage.ThreadsQuery{Limit: 1, Offset: 1}, []string{"th1"}},
+		{"other project", storage.ThreadsQuery{ProjectID: "e/p"}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -118,12 +118,12 @@ func TestThreadsErrors(t *testing.T) {
 	long := make([]string, MaxFilterList+1)
 	tests := []struct {
 		name    string
-		q       ThreadsQuery
+		q       storage.ThreadsQuery
 		mention string
 	}{
-		{"sort field", ThreadsQuery{SortBy: sortBy("first_turn_id", "asc")}, "sort_by[0].field"},
-		{"direction", ThreadsQuery{SortBy: sortBy("turn_count", "sideways")}, "sort_by[0].direction"},
-		{"too many ids", ThreadsQuery{ThreadIDs: long}, "thread_ids"},
+		{"sort field", storage.ThreadsQuery{SortBy: sortBy("first_turn_id", "asc")}, "sort_by[0].field"},
+		{"direction", storage.ThreadsQuery{SortBy: sortBy("turn_count", "sideways")}, "sort_by[0].direction"},
+		{"too many ids", storage.ThreadsQuery{ThreadIDs: long}, "thread_ids"},
 	}
 	for _, tt := range tests {
 		_, err := ThreadsSelect(NewDuckDB(), tt.q)

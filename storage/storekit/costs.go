@@ -8,7 +8,7 @@ import (
 	"github.com/weftdev/weft/pricing"
 	"github.com/weftdev/weft/storage"
 	"github.com/weftdev/weft/storage/querylang"
-	"github.com/weftdev/weft/storage/tablesql"
+	"github.com/weftdev/weft/storage/sqlgen"
 )
 
 // PriceColumns is the column order of price inserts and of ProjectPrices
@@ -57,9 +57,9 @@ func QueryPrices(ctx context.Context, db TableSQL, q storage.CostQuery) (storage
 	if err != nil {
 		return storage.CostQueryRes{}, err
 	}
-	scope := []tablesql.Scope{{Column: "pricing_level", Value: pricing.LevelProject}, {Column: "pricing_level_id", Value: q.ProjectID}}
-	tq := tablesql.Query{Scope: scope, Fields: fields, Where: where, SortBy: q.SortBy, Limit: q.Limit, Offset: q.Offset}
-	rows, err := db.Rows(ctx, tablesql.PricesTable(), tq)
+	scope := []sqlgen.TableScope{{Column: "pricing_level", Value: pricing.LevelProject}, {Column: "pricing_level_id", Value: q.ProjectID}}
+	tq := sqlgen.TableQuery{Scope: scope, Fields: fields, Where: where, SortBy: q.SortBy, Limit: q.Limit, Offset: q.Offset}
+	rows, err := db.Rows(ctx, sqlgen.PricesTable(), tq)
 	if err != nil {
 		return storage.CostQueryRes{}, fmt.Errorf("cost query: %w", err)
 	}

@@ -8,7 +8,7 @@ import (
 
 	"github.com/weftdev/weft/storage"
 	"github.com/weftdev/weft/storage/querylang"
-	"github.com/weftdev/weft/storage/tablesql"
+	"github.com/weftdev/weft/storage/sqlgen"
 )
 
 // FeedbackColumns is the column order of feedback inserts, the order of
@@ -49,13 +49,13 @@ func QueryFeedback(ctx context.Context, db TableSQL, q storage.FeedbackQuery) (s
 	if err != nil {
 		return storage.FeedbackQueryRes{}, err
 	}
-	tq := tablesql.Query{Scope: []tablesql.Scope{{Column: "project_id", Value: q.ProjectID}},
+	tq := sqlgen.TableQuery{Scope: []sqlgen.TableScope{{Column: "project_id", Value: q.ProjectID}},
 		Fields: q.Fields, Where: where, SortBy: q.SortBy, Limit: q.Limit, Offset: q.Offset}
-	rows, err := db.Rows(ctx, tablesql.FeedbackTable(), tq)
+	rows, err := db.Rows(ctx, sqlgen.FeedbackTable(), tq)
 	if err != nil {
 		return storage.FeedbackQueryRes{}, fmt.Errorf("feedback query: %w", err)
 	}
-	count, err := db.Count(ctx, tablesql.FeedbackTable(), tq)
+	count, err := db.Count(ctx, sqlgen.FeedbackTable(), tq)
 	if err != nil {
 		return storage.FeedbackQueryRes{}, fmt.Errorf("feedback count: %w", err)
 	}
@@ -71,11 +71,13 @@ var feedbackOnCall = []string{"id", "feedback_type", "weave_ref", "payload", "cr
 func FeedbackForRefs(ctx context.Context, db TableSQL, projectID string, refChunks [][]string) (map[string]json.RawMessage, error) {
 	lists := map[string][]json.RawMessage{}
 	for _, chunk := range refChunks {
-		rows, err := db.Rows(ctx, tablesql.FeedbackTable(), feedbackOfRefs(projectID, chunk))
+		rows, err := db.Rows(ctx, sqlgen.FeedbackTable(), feedbackOfRefs(projectID, chunk))
 		if err != nil {
 			return nil, fmt.Errorf("feedback of calls: %w", err)
 		}
 		for _, r := range rows {
+			// The row is the stored feedback as a JSON document; its
+			// weave_ref key groups it.
 			var key struct {
 				WeaveRef string `json:"weave_ref"`
 			}
@@ -97,12 +99,12 @@ func FeedbackForRefs(ctx context.Context, db TableSQL, projectID string, refChun
 }
 
 // feedbackOfRefs selects the feedback of refs, oldest first.
-func feedbackOfRefs(projectID string, refs []string) tablesql.Query {
+func feedbackOfRefs(projectID string, refs []string) sqlgen.TableQuery {
 	in := make([]querylang.Expr, len(refs))
 	for i, r := range refs {
 		in[i] = &querylang.Literal{Value: r}
 	}
-	return tablesql.Query{Scope: []tablesql.Scope{{Column: "project_id", Value: projectID}},
+	return sqlgen.TableQuery{Scope: []sqlgen.TableScope{{Column: "project_id", Value: projectID}},
 		Fields: slices.Clone(feedbackOnCall), Where: &querylang.In{Operand: &querylang.GetField{Path: "weave_ref"}, List: in},
 		SortBy: []storage.SortBy{{Field: "created_at", Direction: "asc"}, {Field: "id", Direction: "asc"}}}
 }

@@ -12,24 +12,24 @@ import (
 	"github.com/weftdev/weft/pricing"
 	"github.com/weftdev/weft/storage"
 	"github.com/weftdev/weft/storage/querylang"
-	"github.com/weftdev/weft/storage/tablesql"
+	"github.com/weftdev/weft/storage/sqlgen"
 )
 
-// fakeSQL answers tablesql queries with fixed rows and records them.
+// fakeSQL answers sqlgen table queries with fixed rows and records them.
 type fakeSQL struct {
 	rows    []json.RawMessage
 	count   int64
 	err     error
-	queries []tablesql.Query
+	queries []sqlgen.TableQuery
 	tables  []string
 }
 
-func (f *fakeSQL) Rows(_ context.Context, t tablesql.Table, q tablesql.Query) ([]json.RawMessage, error) {
+func (f *fakeSQL) Rows(_ context.Context, t sqlgen.Table, q sqlgen.TableQuery) ([]json.RawMessage, error) {
 	f.queries, f.tables = append(f.queries, q), append(f.tables, t.Name)
 	return f.rows, f.err
 }
 
-func (f *fakeSQL) Count(_ context.Context, _ tablesql.Table, _ tablesql.Query) (int64, error) {
+func (f *fakeSQL) Count(_ context.Context, _ sqlgen.Table, _ sqlgen.TableQuery) (int64, error) {
 	return f.count, f.err
 }
 
@@ -96,7 +96,7 @@ func TestQueryPrices(t *testing.T) {
 				return
 			}
 			q := db.queries[0]
-			wantScope := []tablesql.Scope{{Column: "pricing_level", Value: pricing.LevelProject}, {Column: "pricing_level_id", Value: "e/p"}}
+			wantScope := []sqlgen.TableScope{{Column: "pricing_level", Value: pricing.LevelProject}, {Column: "pricing_level_id", Value: "e/p"}}
 			if !slices.Equal(q.Fields, c.fields) || !slices.Equal(q.Scope, wantScope) || db.tables[0] != "llm_token_prices" || len(res.Results) != 1 {
 				t.Errorf("query %+v on %s, res %+v", q, db.tables[0], res)
 			}

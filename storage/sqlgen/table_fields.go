@@ -1,4 +1,4 @@
-package tablesql
+package sqlgen
 
 import (
 	"bytes"
@@ -9,8 +9,6 @@ import (
 	"time"
 
 	"github.com/weftdev/weft/storage"
-	"github.com/weftdev/weft/storage/sqlgen"
-	"github.com/weftdev/weft/wire"
 )
 
 // OutKind says how a selected value reads back.
@@ -31,7 +29,7 @@ type Output struct {
 	Kind OutKind
 }
 
-func (b *binder) fields(t Table, fields []string) ([]string, []Output, error) {
+func (b *builder) tableFields(t Table, fields []string) ([]string, []Output, error) {
 	if fields == nil {
 		fields = make([]string, len(t.Columns))
 		for i, c := range t.Columns {
@@ -50,7 +48,7 @@ func (b *binder) fields(t Table, fields []string) ([]string, []Output, error) {
 			}
 			return []string{"count(*)"}, []Output{{Key: f, Kind: OutCount}}, nil
 		}
-		s, kind, err := b.field(t, f)
+		s, kind, err := b.tableField(t, f)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -59,23 +57,23 @@ func (b *binder) fields(t Table, fields []string) ([]string, []Output, error) {
 	return sel, outs, nil
 }
 
-func (b *binder) field(t Table, f string) (string, OutKind, error) {
+func (b *builder) tableField(t Table, f string) (string, OutKind, error) {
 	if col, ok := t.column(f); ok {
-		return col.Name, outKind(col.Kind), nil
+		return col.Name, outKindOf(col.Kind), nil
 	}
-	if col, segs, ok := jsonPath(t, f); ok {
-		return b.d.JSONValue(col.Name, b.bind(b.d.JSONPath(segs), sqlgen.TypeString)), OutString, nil
+	if col, segs, ok := tableJSONPath(t, f); ok {
+		return b.d.JSONValue(col.Name, b.bind(b.d.JSONPath(segs), TypeString)), OutString, nil
 	}
-	return "", 0, unknownField(t, f)
+	return "", 0, unknownTableField(t, f)
 }
 
-func outKind(k Kind) OutKind {
+func outKindOf(k ColumnKind) OutKind {
 	switch k {
-	case Time:
+	case ColTime:
 		return OutTime
-	case Float:
+	case ColFloat:
 		return OutFloat
-	case JSON:
+	case ColJSON:
 		return OutJSON
 	}
 	return OutString
@@ -83,7 +81,7 @@ func outKind(k Kind) OutKind {
 
 // orderBy renders sort terms. A JSON column or path sorts by existence
 // (present first), then as a number, then as text; NULLs sort last.
-func (b *binder) orderBy(t Table, terms []storage.SortBy) (string, error) {
+func (b *builder) tableOrderBy(t Table, terms []storage.SortBy) (string, error) {
 	var parts []string
 	for _, s := range terms {
 		dir := strings.ToUpper(s.Direction)
@@ -91,18 +89,18 @@ func (b *binder) orderBy(t Table, terms []storage.SortBy) (string, error) {
 			return "", fmt.Errorf("sort_by %s: direction must be asc or desc, got %q: %w", s.Field, s.Direction, storage.ErrInvalidArgument)
 		}
 		if col, ok := t.column(s.Field); ok {
-			if col.Kind == JSON {
+			if col.Kind == ColJSON {
 				parts = append(parts, "("+col.Name+" IS NOT NULL) DESC", col.Name+" "+dir+" NULLS LAST")
 			} else {
 				parts = append(parts, col.Name+" "+dir+" NULLS LAST")
 			}
 			continue
 		}
-		col, segs, ok := jsonPath(t, s.Field)
+		col, segs, ok := tableJSONPath(t, s.Field)
 		if !ok {
-			return "", unknownField(t, s.Field)
+			return "", unknownTableField(t, s.Field)
 		}
-		path := b.bind(b.d.JSONPath(segs), sqlgen.TypeString)
+		path := b.bind(b.d.JSONPath(segs), TypeString)
 		value := b.d.JSONValue(col.Name, path)
 		parts = append(parts, b.d.JSONExists(col.Name, path)+" DESC",
 			b.d.ParseFloat(value)+" "+dir+" NULLS LAST", value+" "+dir+" NULLS LAST")
@@ -113,10 +111,10 @@ func (b *binder) orderBy(t Table, terms []storage.SortBy) (string, error) {
 	return " ORDER BY " + strings.Join(parts, ", "), nil
 }
 
-// RowJSON renders one scanned row as a JSON object, keys in output order.
+// TableRowJSON renders one scanned row as a JSON object, keys in output order.
 // vals hold what database/sql scans into any: nil, string, []byte,
 // time.Time, float64 or an integer.
-func RowJSON(outs []Output, vals []any) (json.RawMessage, error) {
+func TableRowJSON(outs []Output, vals []any) (json.RawMessage, error) {
 	var buf bytes.Buffer
 	buf.WriteByte('{')
 	for i, o := range outs {
@@ -126,7 +124,7 @@ func RowJSON(outs []Output, vals []any) (json.RawMessage, error) {
 		key, _ := json.Marshal(o.Key)
 		buf.Write(key)
 		buf.WriteByte(':')
-		if err := writeValue(&buf, o, vals[i]); err != nil {
+		if err := writeTableValue(&buf, o, vals[i]); err != nil {
 			return nil, fmt.Errorf("column %s: %w", o.Key, err)
 		}
 	}
@@ -134,7 +132,7 @@ func RowJSON(outs []Output, vals []any) (json.RawMessage, error) {
 	return buf.Bytes(), nil
 }
 
-func writeValue(buf *bytes.Buffer, o Output, v any) error {
+func writeTableValue(buf *bytes.Buffer, o Output, v any) error {
 	if b, ok := v.([]byte); ok {
 		v = string(b)
 	}
@@ -155,7 +153,7 @@ func writeValue(buf *bytes.Buffer, o Output, v any) error {
 		if !ok {
 			return fmt.Errorf("want a timestamp, got %T", v)
 		}
-		v = wire.FormatTime(t)
+		v = formatTime(t)
 	case OutFloat:
 		if f, ok := v.(float64); ok && (math.IsNaN(f) || math.IsInf(f, 0)) {
 			v = nil
@@ -167,4 +165,14 @@ func writeValue(buf *bytes.Buffer, o Output, v any) error {
 	}
 	buf.Write(enc)
 	return nil
+}
+
+// formatTime prints a stored datetime as the API answers datetimes:
+// ISO-8601 UTC, microseconds when there are any.
+func formatTime(t time.Time) string {
+	t = t.UTC().Truncate(time.Microsecond)
+	if t.Nanosecond() == 0 {
+		return t.Format("2006-01-02T15:04:05Z")
+	}
+	return t.Format("2006-01-02T15:04:05.000000Z")
 }

@@ -1,4 +1,4 @@
-package tablesql
+package sqlgen
 
 import (
 	"encoding/json"
@@ -10,10 +10,9 @@ import (
 
 	"github.com/weftdev/weft/storage"
 	"github.com/weftdev/weft/storage/querylang"
-	"github.com/weftdev/weft/storage/sqlgen"
 )
 
-func mustParse(t testing.TB, q string) querylang.Expr {
+func mustParseTable(t testing.TB, q string) querylang.Expr {
 	t.Helper()
 	e, err := querylang.Parse(json.RawMessage(q))
 	if err != nil {
@@ -22,18 +21,18 @@ func mustParse(t testing.TB, q string) querylang.Expr {
 	return e
 }
 
-func scoped(where querylang.Expr) Query {
-	return Query{Scope: []Scope{{Column: "project_id", Value: "e/p"}}, Where: where}
+func scopedTable(where querylang.Expr) TableQuery {
+	return TableQuery{Scope: []TableScope{{Column: "project_id", Value: "e/p"}}, Where: where}
 }
 
-func TestUserValuesAreAlwaysBound(t *testing.T) {
+func TestTableUserValuesAreBound(t *testing.T) {
 	hostile := `x'); DROP TABLE feedback; --`
-	q := scoped(mustParse(t, `{"$expr":{"$and":[
+	q := scopedTable(mustParseTable(t, `{"$expr":{"$and":[
 		{"$eq":[{"$getField":"payload.`+strings.ReplaceAll(hostile, `"`, `\"`)+`"},{"$literal":"`+hostile+`"}]},
 		{"$contains":{"input":{"$getField":"creator"},"substr":{"$literal":"`+hostile+`"}}}]}}`))
 	q.Fields = []string{"id", "payload." + hostile}
 	q.SortBy = []storage.SortBy{{Field: "payload." + hostile, Direction: "desc"}}
-	st, outs, err := Select(sqlgen.NewDuckDB(), FeedbackTable(), q)
+	st, outs, err := TableSelect(NewDuckDB(), FeedbackTable(), q)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,51 +47,51 @@ func TestUserValuesAreAlwaysBound(t *testing.T) {
 	}
 }
 
-func TestRejects(t *testing.T) {
-	cases := map[string]Query{
+func TestTableRejects(t *testing.T) {
+	cases := map[string]TableQuery{
 		"unknown field":       {Fields: []string{"secret"}},
 		"empty fields":        {Fields: []string{}},
 		"count with others":   {Fields: []string{"COUNT(*)", "id"}},
 		"path into non-json":  {Fields: []string{"creator.x"}},
 		"unknown sort":        {SortBy: []storage.SortBy{{Field: "nope", Direction: "asc"}}},
 		"bad direction":       {SortBy: []storage.SortBy{{Field: "id", Direction: "ascending"}}},
-		"negative limit":      {Limit: ptr(int64(-1))},
+		"negative limit":      {Limit: tablePtr(int64(-1))},
 		"negative offset":     {Offset: -3},
-		"unknown query field": {Where: mustParse(t, `{"$expr":{"$eq":[{"$getField":"x"},{"$literal":1}]}}`)},
-		"container literal":   {Where: mustParse(t, `{"$expr":{"$eq":[{"$getField":"id"},{"$literal":[{"$literal":1}]}]}}`)},
-		"numeric needle":      {Where: mustParse(t, `{"$expr":{"$contains":{"input":{"$getField":"id"},"substr":{"$literal":1}}}}`)},
+		"unknown query field": {Where: mustParseTable(t, `{"$expr":{"$eq":[{"$getField":"x"},{"$literal":1}]}}`)},
+		"container literal":   {Where: mustParseTable(t, `{"$expr":{"$eq":[{"$getField":"id"},{"$literal":[{"$literal":1}]}]}}`)},
+		"numeric needle":      {Where: mustParseTable(t, `{"$expr":{"$contains":{"input":{"$getField":"id"},"substr":{"$literal":1}}}}`)},
 	}
 	for name, q := range cases {
-		q.Scope = []Scope{{Column: "project_id", Value: "e/p"}}
-		if _, _, err := Select(sqlgen.NewDuckDB(), FeedbackTable(), q); !errors.Is(err, storage.ErrInvalidArgument) {
+		q.Scope = []TableScope{{Column: "project_id", Value: "e/p"}}
+		if _, _, err := TableSelect(NewDuckDB(), FeedbackTable(), q); !errors.Is(err, storage.ErrInvalidArgument) {
 			t.Errorf("%s: err %v, want ErrInvalidArgument", name, err)
 		}
 	}
-	if _, _, err := Select(sqlgen.NewDuckDB(), FeedbackTable(), Query{}); err == nil {
+	if _, _, err := TableSelect(NewDuckDB(), FeedbackTable(), TableQuery{}); err == nil {
 		t.Error("a query without scope was rendered")
 	}
 }
 
-func ptr[T any](v T) *T { return &v }
+func tablePtr[T any](v T) *T { return &v }
 
-func TestCountIgnoresPagingAndCountFieldIsOneRow(t *testing.T) {
-	q := scoped(nil)
-	q.Fields, q.Limit, q.Offset = []string{"count(*)"}, ptr(int64(5)), 10
+func TestTableCountIgnoresPaging(t *testing.T) {
+	q := scopedTable(nil)
+	q.Fields, q.Limit, q.Offset = []string{"count(*)"}, tablePtr(int64(5)), 10
 	q.SortBy = []storage.SortBy{{Field: "id", Direction: "asc"}}
-	st, outs, err := Select(sqlgen.NewDuckDB(), FeedbackTable(), q)
+	st, outs, err := TableSelect(NewDuckDB(), FeedbackTable(), q)
 	if err != nil || len(outs) != 1 || outs[0].Kind != OutCount || strings.Contains(st.SQL, "LIMIT") || strings.Contains(st.SQL, "ORDER") {
 		t.Fatalf("count(*) select %q %+v %v", st.SQL, outs, err)
 	}
-	c, err := Count(sqlgen.NewDuckDB(), FeedbackTable(), q)
+	c, err := TableCount(NewDuckDB(), FeedbackTable(), q)
 	if err != nil || strings.Contains(c.SQL, "LIMIT") || len(c.Args) != 1 {
 		t.Fatalf("count %q %v %v", c.SQL, c.Args, err)
 	}
 }
 
-func TestTimeLiterals(t *testing.T) {
+func TestTableTimeLiterals(t *testing.T) {
 	for _, lit := range []string{`"2025-03-04T05:06:07Z"`, `1741064767`, `1741064767.5`, `"2025-03-04"`} {
-		q := scoped(mustParse(t, `{"$expr":{"$gt":[{"$getField":"created_at"},{"$literal":`+lit+`}]}}`))
-		st, _, err := Select(sqlgen.NewDuckDB(), FeedbackTable(), q)
+		q := scopedTable(mustParseTable(t, `{"$expr":{"$gt":[{"$getField":"created_at"},{"$literal":`+lit+`}]}}`))
+		st, _, err := TableSelect(NewDuckDB(), FeedbackTable(), q)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -100,27 +99,27 @@ func TestTimeLiterals(t *testing.T) {
 			t.Errorf("literal %s bound as %T, want a time", lit, st.Args[len(st.Args)-1])
 		}
 	}
-	q := scoped(mustParse(t, `{"$expr":{"$gt":[{"$getField":"created_at"},{"$literal":"soon"}]}}`))
-	st, _, err := Select(sqlgen.NewDuckDB(), FeedbackTable(), q)
-	if err != nil || !strings.Contains(st.SQL, sqlNull) {
+	q := scopedTable(mustParseTable(t, `{"$expr":{"$gt":[{"$getField":"created_at"},{"$literal":"soon"}]}}`))
+	st, _, err := TableSelect(NewDuckDB(), FeedbackTable(), q)
+	if err != nil || !strings.Contains(st.SQL, sqlNullBool) {
 		t.Fatalf("a non-datetime literal must never match: %q %v", st.SQL, err)
 	}
 }
 
-func TestRowJSON(t *testing.T) {
+func TestTableRowJSON(t *testing.T) {
 	outs := []Output{{"s", OutString}, {"t", OutTime}, {"f", OutFloat}, {"j", OutJSON}, {"n", OutString}, {"c", OutCount}, {"b", OutString}}
 	vals := []any{"a<b", time.Date(2025, 1, 2, 3, 4, 5, 600000000, time.UTC), 0.25, `{"k":[1,2]}`, nil, int64(7), []byte("raw")}
-	got, err := RowJSON(outs, vals)
+	got, err := TableRowJSON(outs, vals)
 	want := `{"s":"a\u003cb","t":"2025-01-02T03:04:05.600000Z","f":0.25,"j":{"k":[1,2]},"n":null,"c":7,"b":"raw"}`
 	if err != nil || string(got) != want {
-		t.Fatalf("RowJSON = %s, %v\nwant %s", got, err, want)
+		t.Fatalf("TableRowJSON = %s, %v\nwant %s", got, err, want)
 	}
-	if _, err := RowJSON([]Output{{"j", OutJSON}}, []any{"{broken"}); err == nil {
+	if _, err := TableRowJSON([]Output{{"j", OutJSON}}, []any{"{broken"}); err == nil {
 		t.Fatal("invalid stored JSON was embedded")
 	}
 }
 
-func FuzzSelect(f *testing.F) {
+func FuzzTableSelect(f *testing.F) {
 	f.Add(`{"$expr":{"$eq":[{"$getField":"payload.a"},{"$literal":1}]}}`, "payload.a.b", "desc")
 	f.Add(`{"$expr":{"$in":[{"$getField":"created_at"},[{"$literal":"2024-01-01"},{"$literal":null}]]}}`, "count(*)", "ASC")
 	f.Add(`{"$expr":{"$not":[{"$contains":{"input":{"$convert":{"input":{"$getField":"payload"},"to":"string"}},"substr":{"$literal":"x"}}}]}}`, "id", "x")
@@ -129,24 +128,24 @@ func FuzzSelect(f *testing.F) {
 		if err != nil {
 			return
 		}
-		q := scoped(where)
+		q := scopedTable(where)
 		q.Fields = []string{field}
 		q.SortBy = []storage.SortBy{{Field: field, Direction: dir}}
-		st, outs, err := Select(sqlgen.NewDuckDB(), FeedbackTable(), q)
+		st, outs, err := TableSelect(NewDuckDB(), FeedbackTable(), q)
 		if err != nil {
 			if !errors.Is(err, storage.ErrInvalidArgument) {
 				t.Fatalf("error %v is not a bad-input error", err)
 			}
 			return
 		}
-		if len(outs) != 1 || !placeholdersMatch(st) {
+		if len(outs) != 1 || !tablePlaceholdersMatch(st) {
 			t.Fatalf("statement %q binds %d args with outputs %+v", st.SQL, len(st.Args), outs)
 		}
 	})
 }
 
-// placeholdersMatch checks that the statement uses exactly $1..$len(args).
-func placeholdersMatch(st sqlgen.Statement) bool {
+// tablePlaceholdersMatch checks that the statement uses exactly $1..$len(args).
+func tablePlaceholdersMatch(st Statement) bool {
 	for i := 1; i <= len(st.Args)+1; i++ {
 		used := strings.Contains(st.SQL, "$"+strconv.Itoa(i)+" ")
 		if used != (i <= len(st.Args)) {

@@ -1,0 +1,50 @@
+package importrules
+
+// A Rule forbids the packages matching From, but not Except, to depend on
+// the packages matching Forbid. Patterns are import paths relative to the
+// module ("storage", "receiver/..." for a subtree, "..." for every module
+// package) or, when the first element has a dot, absolute paths of other
+// modules ("github.com/duckdb/duckdb-go/...").
+type Rule struct {
+	From, Except, Forbid []string
+	Why                  string
+}
+
+var backends = []string{"storage/duckdb/...", "storage/clickhouse/..."}
+
+// Rules are the project's import rules.
+var Rules = []Rule{
+	{From: []string{"storage/..."},
+		Forbid: []string{"receiver/...", "processor/...", "exporter/...", "queryapi/...", "app/...", "cmd/...", "wire/...", "internal/httpapi/..."},
+		Why:    "storage is the contract and its backends: it knows no receiver, processor, exporter, query API, wiring or HTTP shape"},
+	{From: []string{"..."}, Except: []string{"app/...", "cmd/...", "storage/duckdb/..."}, Forbid: []string{"storage/duckdb/..."},
+		Why: "only app and cmd know concrete backends; everything else uses the storage contract"},
+	{From: []string{"..."}, Except: []string{"app/...", "cmd/...", "storage/clickhouse/..."}, Forbid: []string{"storage/clickhouse/..."},
+		Why: "only app and cmd know concrete backends; everything else uses the storage contract"},
+	{From: []string{"storage", "storage/querylang/...", "storage/sqlgen/...", "storage/storekit/...", "storage/conformance/...", "storage/errkind/..."},
+		Forbid: []string{"github.com/duckdb/duckdb-go/...", "github.com/ClickHouse/clickhouse-go/..."},
+		Why:    "only a backend talks to its database driver"},
+	{From: []string{"storage/querylang/..."}, Forbid: []string{"storage", "storage/sqlgen/...", "storage/storekit/..."},
+		Why: "package storage carries parsed queries, so the parser must not import it"},
+	{From: []string{"storage/errkind/..."}, Forbid: []string{"..."},
+		Why: "the error kinds are a leaf every storage package may import"},
+	{From: []string{"receiver/..."}, Forbid: []string{"exporter/...", "processor/...", "queryapi/..."},
+		Why: "receivers hand records to the pipeline; they never reach exporters, processors or the query API"},
+	{From: []string{"processor/..."}, Forbid: []string{"receiver/...", "queryapi/..."},
+		Why: "processors consume what receivers queued, never the receivers themselves"},
+	{From: []string{"exporter/..."}, Forbid: []string{"receiver/...", "processor/...", "queryapi/..."},
+		Why: "exporters only write batches handed to them"},
+	{From: []string{"queryapi/..."}, Forbid: []string{"receiver/...", "processor/...", "exporter/..."},
+		Why: "the query API reads through the storage contract only"},
+	{From: []string{"pipeline/...", "wire/...", "auth/...", "internal/httpapi/..."}, Forbid: []string{"receiver/...", "queryapi/..."},
+		Why: "shared layers must not depend on the receivers or the query API built on them"},
+	{From: []string{"digest/...", "refs/...", "pricing/..."}, Forbid: []string{"storage/...", "wire/...", "internal/httpapi/..."},
+		Why: "pure computation: no storage and no HTTP code"},
+	{From: []string{"..."}, Except: []string{"app/...", "cmd/...", "e2e/..."}, Forbid: []string{"app/..."},
+		Why: "app wires everything together; nothing imports it but cmd and end-to-end tests"},
+	{From: []string{"..."}, Except: []string{"internal/chfront/...", "cmd/weft-devstack/..."},
+		Forbid: []string{"internal/chdb/...", "internal/chfront/...", "internal/kafkatest/..."},
+		Why:    "test and development infrastructure: production code never imports it"},
+	{From: []string{"internal/chdb/...", "internal/kafkatest/..."}, Forbid: []string{"..."},
+		Why: "test infrastructure imports no other package of the project"},
+}

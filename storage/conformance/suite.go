@@ -1,0 +1,42 @@
+package conformance
+
+import (
+	"testing"
+
+	"github.com/weftdev/weft/storage"
+)
+
+// Store is the whole storage contract; a backend under test provides all
+// of it.
+type Store interface {
+	storage.CallWriter
+	storage.CallReader
+	storage.ThreadReader
+	storage.ObjectStore
+	storage.TableStore
+	storage.FileStore
+	storage.FeedbackStore
+	storage.CostStore
+}
+
+// RunAll runs every suite of the contract (calls, threads, objects and
+// refs, tables, files, feedback, costs), each case against a fresh, empty
+// store from newStore. It is the only entry point: a backend's test calls
+// it once, so a suite added here runs on every backend.
+func RunAll(t *testing.T, newStore func(t *testing.T) Store) {
+	suites := []struct {
+		name string
+		run  func(t *testing.T)
+	}{
+		{"Calls", func(t *testing.T) { runCalls(t, func(t *testing.T) callStore { return newStore(t) }) }},
+		{"Threads", func(t *testing.T) { runThreads(t, func(t *testing.T) threadStore { return newStore(t) }) }},
+		{"Objects", func(t *testing.T) { runObjects(t, func(t *testing.T) storage.ObjectStore { return newStore(t) }) }},
+		{"Tables", func(t *testing.T) { runTables(t, func(t *testing.T) storage.TableStore { return newStore(t) }) }},
+		{"Files", func(t *testing.T) { runFiles(t, func(t *testing.T) storage.FileStore { return newStore(t) }) }},
+		{"Feedback", func(t *testing.T) { runFeedback(t, func(t *testing.T) storage.FeedbackStore { return newStore(t) }) }},
+		{"Costs", func(t *testing.T) { runCosts(t, func(t *testing.T) storage.CostStore { return newStore(t) }) }},
+	}
+	for _, s := range suites {
+		t.Run(s.name, s.run)
+	}
+}
