@@ -6,29 +6,29 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net/http"
 	"slices"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
 )
 
 // benchCalls writes o.calls calls through /call/upsert_batch from
 // o.workers clients and prints throughput, latency and peak RSS.
 func benchCalls(ctx context.Context, t *target, o options) error {
-	elapsed, lat, err := load(ctx, t, o, o.project)
+	r, err := load(ctx, t, o, o.project)
 	if err != nil {
 		return err
 	}
-	fmt.Printf("upsert_batch: %d calls in %d-call batches, %d workers, ~%d B payload\n", o.calls, o.batch, o.workers, o.payload)
-	fmt.Printf("  throughput  %.0f calls/s\n", float64(o.calls)/elapsed.Seconds())
-	fmt.Printf("  latency     p50 %v  p99 %v  (per request)\n", pct(lat, 50), pct(lat, 99))
+	fmt.Printf("upsert_batch: %d calls in %d-call batches, %d workers, ~%d B payload, offered %s\n",
+		o.calls, o.batch, o.workers, o.payload, offered(o.rate, "calls"))
+	r.print("calls")
 	fmt.Printf("  peak RSS    %s\n", t.peakRSS())
+	t.stored, t.unit = o.calls, "call"
 	if o.visibleURL == "" {
 		return nil
 	}
-	return waitVisible(ctx, t, o, elapsed)
+	return waitVisible(ctx, t, o, r.elapsed)
 }
 
 // waitVisible polls the query role until every call is readable, then
@@ -79,52 +79,24 @@ func postJSON(ctx context.Context, c *http.Client, t *target, path string, body 
 	return json.NewDecoder(resp.Body).Decode(v)
 }
 
-// load sends the calls and returns the wall time and request latencies.
-func load(ctx context.Context, t *target, o options, project string) (time.Duration, []time.Duration, error) {
-	batches := (o.calls + o.batch - 1) / o.batch
-	var next atomic.Int64
-	var mu sync.Mutex
-	var lats []time.Duration
-	var firstErr error
+// load sends the calls through /call/upsert_batch, each call a start and
+// an end in the same request, with distinct input and output text.
+func load(ctx context.Context, t *target, o options, project string) (loadRun, error) {
 	client := &http.Client{Timeout: 2 * time.Minute}
-	pad := strings.Repeat("x", max(o.payload-60, 0)/2)
-	begin := time.Now()
-	var wg sync.WaitGroup
-	for range o.workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for ctx.Err() == nil {
-				b := int(next.Add(1)) - 1
-				if b >= batches {
-					return
-				}
-				n := min(o.batch, o.calls-b*o.batch)
-				body := batchBody(project, b, n, pad)
-				d, err := postRetrying(ctx, client, t, "/call/upsert_batch", body)
-				mu.Lock()
-				lats = append(lats, d)
-				if err != nil && firstErr == nil {
-					firstErr = err
-				}
-				mu.Unlock()
-				if err != nil {
-					return
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	return time.Since(begin), lats, firstErr
+	pool := newTextPool(1<<16, max(o.payload-60, 0)/2)
+	return drive(ctx, o, func(ctx context.Context, i, n int) (int, error) {
+		body := batchBody(rand.New(rand.NewPCG(uint64(i), 7)), pool, project, i, n)
+		return postRetrying(ctx, client, t, "/call/upsert_batch", body)
+	})
 }
 
 var ops = []string{"chat", "embed", "retrieve", "rerank", "tool"}
 
 // batchBody writes an upsert_batch body directly into bytes: the load
 // generator shares the machine with the server, so it must stay cheap.
-func batchBody(project string, b, n int, pad string) []byte {
+func batchBody(rng *rand.Rand, pool textPool, project string, b, n int) []byte {
 	base := time.Now().UTC()
-	out := make([]byte, 0, n*(2*len(pad)+700))
+	out := make([]byte, 0, n*(2*len(pool[0])+700))
 	out = append(out, `{"batch":[`...)
 	for i := range n {
 		id := fmt.Sprintf("c%08d-%05d", b, i)
@@ -135,38 +107,38 @@ func batchBody(project string, b, n int, pad string) []byte {
 		}
 		out = fmt.Appendf(out, `{"mode":"start","req":{"start":{"project_id":%q,"id":%q,"trace_id":"t%08d",`+
 			`"op_name":"weave:///%s/op/%s:v1","started_at":%q,"attributes":{"env":"bench"},"inputs":{"prompt":%q,"n":%d}}}},`,
-			project, id, b, project, op, started.Format(time.RFC3339Nano), pad, i)
+			project, id, b, project, op, started.Format(time.RFC3339Nano), pool.pick(rng), i)
 		out = fmt.Appendf(out, `{"mode":"end","req":{"end":{"project_id":%q,"id":%q,"ended_at":%q,"output":{"text":%q},`+
 			`"summary":{"usage":{"gpt-4o":{"prompt_tokens":10,"completion_tokens":20,"requests":1}}}}}}`,
-			project, id, started.Add(42*time.Millisecond).Format(time.RFC3339Nano), pad)
+			project, id, started.Add(42*time.Millisecond).Format(time.RFC3339Nano), pool.pick(rng))
 	}
 	return append(out, "]}"...)
 }
 
-// postRetrying posts body, retrying 429/503 after Retry-After as SDKs do.
-func postRetrying(ctx context.Context, c *http.Client, t *target, path string, body []byte) (time.Duration, error) {
-	begin := time.Now()
-	for {
+// postRetrying posts body, retrying 429/503 as SDKs do, and reports how
+// many refusals it went through.
+func postRetrying(ctx context.Context, c *http.Client, t *target, path string, body []byte) (int, error) {
+	for refusals := 0; ; refusals++ {
 		req, err := http.NewRequestWithContext(ctx, http.MethodPost, t.url+path, bytes.NewReader(body))
 		if err != nil {
-			return 0, err
+			return refusals, err
 		}
 		req.Header.Set("Authorization", "Bearer "+t.key)
 		req.Header.Set("Content-Type", "application/json")
 		resp, err := c.Do(req)
 		if err != nil {
-			return 0, err
+			return refusals, err
 		}
 		out, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
 		switch resp.StatusCode {
 		case http.StatusOK:
-			return time.Since(begin), nil
+			return refusals, nil
 		case http.StatusTooManyRequests, http.StatusServiceUnavailable:
 			time.Sleep(50 * time.Millisecond)
 			continue
 		}
-		return 0, fmt.Errorf("POST %s: %d %s", path, resp.StatusCode, out)
+		return refusals, fmt.Errorf("POST %s: %d %s", path, resp.StatusCode, out)
 	}
 }
 

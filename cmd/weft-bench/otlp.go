@@ -9,8 +9,6 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
@@ -24,8 +22,11 @@ import (
 
 // benchOTLP sends o.calls LLM-like spans of ~o.payload bytes in requests of
 // o.batch spans over OTLP/HTTP protobuf and then OTLP/gRPC, from o.workers
-// clients, and prints spans/s, ack latency and peak RSS.
+// clients (at o.rate spans/s when set), and prints spans/s overall and per
+// window, ack latency, peak RSS and the bytes stored per span.
 func benchOTLP(ctx context.Context, t *target, o options) error {
+	pool := newTextPool(1<<16, max(o.payload-400, 0)/2)
+	stored := 0
 	for _, transport := range []string{"http", "grpc"} {
 		if transport == "grpc" && t.grpcAddr == "" {
 			fmt.Println("otlp/grpc: skipped (no OTLP/gRPC address; start weft with --weft)")
@@ -35,77 +36,53 @@ func benchOTLP(ctx context.Context, t *target, o options) error {
 		if err != nil {
 			return err
 		}
-		elapsed, lat, err := sendSpans(ctx, o, transport, send)
+		project := o.project + "-" + transport
+		r, err := drive(ctx, o, func(ctx context.Context, i, n int) (int, error) {
+			req := llmSpans(rand.New(rand.NewPCG(uint64(i), uint64(len(transport)))), pool, project, n)
+			return retrying(ctx, func() error { return send(ctx, req) })
+		})
 		if err != nil {
 			return err
 		}
-		fmt.Printf("otlp/%s: %d spans of ~%d B in %d-span requests, %d workers\n", transport, o.calls, o.payload, o.batch, o.workers)
-		fmt.Printf("  throughput  %.0f spans/s\n", float64(o.calls)/elapsed.Seconds())
-		fmt.Printf("  ack latency p50 %v  p99 %v  (per request)\n", pct(lat, 50), pct(lat, 99))
+		stored += o.calls
+		fmt.Printf("otlp/%s: %d spans of ~%d B in %d-span requests, %d workers, offered %s\n",
+			transport, o.calls, o.payload, o.batch, o.workers, offered(o.rate, "spans"))
+		r.print("spans")
 	}
 	fmt.Printf("  peak RSS    %s\n", t.peakRSS())
+	t.stored, t.unit = stored, "span"
 	return nil
 }
 
-type sendFunc func(ctx context.Context, req ptraceotlp.ExportRequest) error
-
-func sendSpans(ctx context.Context, o options, transport string, send sendFunc) (time.Duration, []time.Duration, error) {
-	requests := (o.calls + o.batch - 1) / o.batch
-	var next atomic.Int64
-	var mu sync.Mutex
-	var lats []time.Duration
-	var firstErr error
-	begin := time.Now()
-	var wg sync.WaitGroup
-	for w := range o.workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			rng := rand.New(rand.NewPCG(uint64(w), uint64(time.Now().UnixNano())))
-			for ctx.Err() == nil {
-				n := int(next.Add(1)) - 1
-				if n >= requests {
-					return
-				}
-				req := llmSpans(rng, o.project+"-"+transport, min(o.batch, o.calls-n*o.batch), o.payload)
-				start := time.Now()
-				err := retrying(ctx, func() error { return send(ctx, req) })
-				mu.Lock()
-				lats = append(lats, time.Since(start))
-				if err != nil && firstErr == nil {
-					firstErr = err
-				}
-				mu.Unlock()
-				if err != nil {
-					return
-				}
-			}
-		}()
+func offered(rate int, unit string) string {
+	if rate <= 0 {
+		return "as fast as answered"
 	}
-	wg.Wait()
-	return time.Since(begin), lats, firstErr
+	return fmt.Sprintf("%d %s/s", rate, unit)
 }
 
 // errRetry marks an overload answer the sender should retry.
 var errRetry = fmt.Errorf("retry")
 
-func retrying(ctx context.Context, f func() error) error {
-	for {
+// retrying calls f until it is not refused for overload, pausing between
+// tries as SDKs do, and reports how many refusals it went through.
+func retrying(ctx context.Context, f func() error) (int, error) {
+	for refusals := 0; ; refusals++ {
 		err := f()
 		if err != errRetry {
-			return err
+			return refusals, err
 		}
 		select {
 		case <-ctx.Done():
-			return ctx.Err()
+			return refusals, ctx.Err()
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
 }
 
 // llmSpans builds one trace per request: a root agent span and LLM children
-// carrying GenAI attributes, padded to ~payload bytes each.
-func llmSpans(rng *rand.Rand, project string, n, payload int) ptraceotlp.ExportRequest {
+// carrying GenAI attributes with distinct prompt and completion text.
+func llmSpans(rng *rand.Rand, pool textPool, project string, n int) ptraceotlp.ExportRequest {
 	td := ptrace.NewTraces()
 	rs := td.ResourceSpans().AppendEmpty()
 	entity, proj, _ := strings.Cut(project, "/")
@@ -116,7 +93,6 @@ func llmSpans(rng *rand.Rand, project string, n, payload int) ptraceotlp.ExportR
 	var trace pcommon.TraceID
 	fillRandom(rng, trace[:])
 	var root pcommon.SpanID
-	pad := strings.Repeat("lorem ipsum ", max(payload-400, 0)/24)
 	now := time.Now()
 	for i := range n {
 		s := spans.AppendEmpty()
@@ -137,8 +113,8 @@ func llmSpans(rng *rand.Rand, project string, n, payload int) ptraceotlp.ExportR
 		a.PutStr("gen_ai.request.model", "gpt-4o")
 		a.PutInt("gen_ai.usage.input_tokens", 120)
 		a.PutInt("gen_ai.usage.output_tokens", 48)
-		a.PutStr("gen_ai.input.messages", `[{"role":"user","content":"`+pad+`"}]`)
-		a.PutStr("gen_ai.output.messages", `[{"role":"assistant","content":"`+pad+`"}]`)
+		a.PutStr("gen_ai.input.messages", `[{"role":"user","content":"`+pool.pick(rng)+`"}]`)
+		a.PutStr("gen_ai.output.messages", `[{"role":"assistant","content":"`+pool.pick(rng)+`"}]`)
 	}
 	return ptraceotlp.NewExportRequestFromTraces(td)
 }
@@ -149,6 +125,8 @@ func fillRandom(rng *rand.Rand, b []byte) {
 	}
 	b[0] |= 1 // never all zero
 }
+
+type sendFunc func(ctx context.Context, req ptraceotlp.ExportRequest) error
 
 func otlpSender(ctx context.Context, t *target, transport string) (sendFunc, error) {
 	if transport == "http" {

@@ -14,11 +14,11 @@ import (
 // sets targets for: the first page of stream_query with an op filter,
 // query_stats, and call/read.
 func benchQuery(ctx context.Context, t *target, o options) error {
-	elapsed, _, err := load(ctx, t, o, o.project)
+	r, err := load(ctx, t, o, o.project)
 	if err != nil {
 		return err
 	}
-	fmt.Printf("loaded %d calls in %v (%.0f calls/s)\n", o.calls, elapsed.Round(time.Millisecond), float64(o.calls)/elapsed.Seconds())
+	fmt.Printf("loaded %d calls in %v (%.0f calls/s)\n", o.calls, r.elapsed.Round(time.Millisecond), float64(o.calls)/r.elapsed.Seconds())
 	op := "weave:///" + o.project + "/op/chat:v1"
 	reads := []struct {
 		name, path string
@@ -29,6 +29,8 @@ func benchQuery(ctx context.Context, t *target, o options) error {
 		{"query_stats (whole project)", "/calls/query_stats", map[string]any{"project_id": o.project}},
 		{"query_stats (op filter)", "/calls/query_stats", map[string]any{"project_id": o.project, "filter": map[string]any{"op_names": []string{op}}}},
 		{"call/read", "/call/read", map[string]any{"project_id": o.project, "id": fmt.Sprintf("c%08d-%05d", o.calls/o.batch/2, 7)}},
+		{fmt.Sprintf("whole trace by id (%d calls)", o.batch), "/calls/stream_query",
+			map[string]any{"project_id": o.project, "filter": map[string]any{"trace_ids": []string{fmt.Sprintf("t%08d", o.calls/o.batch/3)}}}},
 	}
 	client := &http.Client{Timeout: time.Minute}
 	for _, r := range reads {

@@ -16,6 +16,11 @@ import (
 type target struct {
 	url, key string
 	grpcAddr string
+	dataDir  string // the started server's data dir
+	// stored records were written; close reports the bytes each takes
+	// on disk once the server has shut down and drained its logs.
+	stored int
+	unit   string
 	cmd      *exec.Cmd
 	tmpDir   string
 }
@@ -33,6 +38,7 @@ func connect(ctx context.Context, o options) (*target, error) {
 		}
 		t.tmpDir = dir
 	}
+	t.dataDir = dir
 	t.cmd = exec.CommandContext(ctx, o.weftBin, "serve", "--listen", "127.0.0.1:0", "--otlp-grpc-listen", "127.0.0.1:0", "--data-dir", dir, "--log-level", "warn")
 	t.cmd.Stderr = os.Stderr
 	out, err := t.cmd.StdoutPipe()
@@ -94,8 +100,11 @@ func (t *target) close() {
 		go func() { _ = t.cmd.Wait(); close(done) }()
 		select {
 		case <-done:
-		case <-time.After(30 * time.Second):
+		case <-time.After(2 * time.Minute):
 			_ = t.cmd.Process.Kill()
+		}
+		if t.stored > 0 {
+			fmt.Printf("  on disk     %.0f bytes per stored %s (data dir after shutdown)\n", float64(diskBytes(t.dataDir))/float64(t.stored), t.unit)
 		}
 	}
 	if t.tmpDir != "" {
