@@ -21,8 +21,8 @@ type target struct {
 	// on disk once the server has shut down and drained its logs.
 	stored int
 	unit   string
-	cmd      *exec.Cmd
-	tmpDir   string
+	cmd    *exec.Cmd
+	tmpDir string
 }
 
 func connect(ctx context.Context, o options) (*target, error) {
