@@ -69,7 +69,7 @@ func (a *API) callsStreamQuery(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *API) authorizedCallsQuery(r *http.Request) (storage.CallsQuery, bool, error) {
-	body, err := httpapi.ReadBody(r, a.maxBytes)
+	body, err := httpapi.ReadJSON(r, a.maxBytes)
 	if err != nil {
 		return storage.CallsQuery{}, false, err
 	}

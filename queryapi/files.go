@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/weftdev/weft/auth"
 	"github.com/weftdev/weft/internal/httpapi"
@@ -89,7 +90,11 @@ func (a *FilesAPI) upload(w http.ResponseWriter, r *http.Request) (storage.FileI
 				expected = &v
 			}
 		case "file":
-			return a.storePart(r, part, projectID, expected)
+			info, err := a.storePart(r, part, projectID, expected)
+			if err != nil {
+				return info, err
+			}
+			return info, noMoreFiles(mr)
 		}
 		if err != nil {
 			return storage.FileInfo{}, err
@@ -101,6 +106,23 @@ func (a *FilesAPI) upload(w http.ResponseWriter, r *http.Request) (storage.FileI
 	return storage.FileInfo{}, &wire.FieldError{Field: "file", Msg: "field required: a file part with the content"}
 }
 
+// noMoreFiles refuses a form with a second file part: one request stores
+// one file, and keeping either silently would lose the other.
+func noMoreFiles(mr *multipart.Reader) error {
+	for {
+		part, err := mr.NextPart()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return multipartError(err)
+		}
+		if part.FormName() == "file" {
+			return &wire.FieldError{Field: "file", Msg: "more than one file part; send one file per request"}
+		}
+	}
+}
+
 func (a *FilesAPI) storePart(r *http.Request, part *multipart.Part, projectID string, expected *string) (storage.FileInfo, error) {
 	if projectID == "" {
 		return storage.FileInfo{}, &wire.FieldError{Field: "project_id",
@@ -108,6 +130,9 @@ func (a *FilesAPI) storePart(r *http.Request, part *multipart.Part, projectID st
 	}
 	if _, err := httpapi.Authorize(r.Context(), projectID, auth.Write); err != nil {
 		return storage.FileInfo{}, err
+	}
+	if !utf8.ValidString(part.FileName()) {
+		return storage.FileInfo{}, &wire.FieldError{Field: "file", Msg: "the file name is not valid UTF-8"}
 	}
 	content := &limitedPart{r: part, limit: a.maxFileBytes}
 	return a.files.CreateFile(r.Context(), storage.FileCreateReq{
@@ -155,7 +180,7 @@ func (p *limitedPart) Read(b []byte) (int, error) {
 }
 
 func (a *FilesAPI) content(w http.ResponseWriter, r *http.Request) {
-	body, err := httpapi.ReadBody(r, a.maxBodyBytes)
+	body, err := httpapi.ReadJSON(r, a.maxBodyBytes)
 	var req struct{ ProjectID, Digest string }
 	if err == nil {
 		err = wire.DecodeTop(body, wire.Fields{"project_id": &req.ProjectID, "digest": &req.Digest}, "project_id", "digest")

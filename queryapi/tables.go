@@ -124,7 +124,7 @@ func (a *TablesAPI) queryStream(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *TablesAPI) rowsForStream(r *http.Request) (storage.TableQueryRes, error) {
-	body, err := httpapi.ReadBody(r, a.maxBytes)
+	body, err := httpapi.ReadJSON(r, a.maxBytes)
 	if err != nil {
 		return storage.TableQueryRes{}, err
 	}

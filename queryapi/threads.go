@@ -98,7 +98,7 @@ func (a *ThreadsAPI) streamQuery(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *ThreadsAPI) authorizedQuery(r *http.Request) (sqlgen.ThreadsQuery, error) {
-	body, err := httpapi.ReadBody(r, a.maxBytes)
+	body, err := httpapi.ReadJSON(r, a.maxBytes)
 	if err != nil {
 		return sqlgen.ThreadsQuery{}, err
 	}
