@@ -48,6 +48,9 @@ func decodeCallsQuery(body []byte) (storage.CallsQuery, bool, error) {
 	if err != nil {
 		return storage.CallsQuery{}, false, err
 	}
+	if err := wire.CheckPaging(r.limit, r.offset); err != nil {
+		return storage.CallsQuery{}, false, err
+	}
 	r.q.SortBy = sortBy
 	r.q.Where = r.query
 	if r.limit != nil && *r.limit > 0 {

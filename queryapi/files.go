@@ -90,11 +90,7 @@ func (a *FilesAPI) upload(w http.ResponseWriter, r *http.Request) (storage.FileI
 				expected = &v
 			}
 		case "file":
-			info, err := a.storePart(r, part, projectID, expected)
-			if err != nil {
-				return info, err
-			}
-			return info, noMoreFiles(mr)
+			return a.storePart(r, part, projectID, expected, func() error { return noMoreFiles(mr) })
 		}
 		if err != nil {
 			return storage.FileInfo{}, err
@@ -107,7 +103,8 @@ func (a *FilesAPI) upload(w http.ResponseWriter, r *http.Request) (storage.FileI
 }
 
 // noMoreFiles refuses a form with a second file part: one request stores
-// one file, and keeping either silently would lose the other.
+// one file, and keeping either silently would lose the other. It runs when
+// the first file's content ends, before the store commits it.
 func noMoreFiles(mr *multipart.Reader) error {
 	for {
 		part, err := mr.NextPart()
@@ -123,7 +120,7 @@ func noMoreFiles(mr *multipart.Reader) error {
 	}
 }
 
-func (a *FilesAPI) storePart(r *http.Request, part *multipart.Part, projectID string, expected *string) (storage.FileInfo, error) {
+func (a *FilesAPI) storePart(r *http.Request, part *multipart.Part, projectID string, expected *string, atEOF func() error) (storage.FileInfo, error) {
 	if projectID == "" {
 		return storage.FileInfo{}, &wire.FieldError{Field: "project_id",
 			Msg: "field required before the file part; send project_id first"}
@@ -134,7 +131,7 @@ func (a *FilesAPI) storePart(r *http.Request, part *multipart.Part, projectID st
 	if !utf8.ValidString(part.FileName()) {
 		return storage.FileInfo{}, &wire.FieldError{Field: "file", Msg: "the file name is not valid UTF-8"}
 	}
-	content := &limitedPart{r: part, limit: a.maxFileBytes}
+	content := &limitedPart{r: part, limit: a.maxFileBytes, atEOF: atEOF}
 	return a.files.CreateFile(r.Context(), storage.FileCreateReq{
 		ProjectID: projectID, Name: part.FileName(), ExpectedDigest: expected, Content: content})
 }
@@ -160,11 +157,13 @@ func multipartError(err error) error {
 	return httpapi.Errorf(http.StatusBadRequest, "malformed multipart body: "+err.Error())
 }
 
-// limitedPart reads a file part, failing once it passes limit bytes.
+// limitedPart reads a file part, failing once it passes limit bytes; at
+// the part's end, atEOF may still fail the read (and so the upload).
 type limitedPart struct {
 	r     io.Reader
 	n     int64
 	limit int64
+	atEOF func() error
 }
 
 func (p *limitedPart) Read(b []byte) (int, error) {
@@ -175,6 +174,12 @@ func (p *limitedPart) Read(b []byte) (int, error) {
 	}
 	if err != nil && !errors.Is(err, io.EOF) {
 		return n, multipartError(err)
+	}
+	if errors.Is(err, io.EOF) && p.atEOF != nil {
+		if ferr := p.atEOF(); ferr != nil {
+			return n, ferr
+		}
+		p.atEOF = nil
 	}
 	return n, err
 }

@@ -88,6 +88,9 @@ func decodeRowsQuery(r *http.Request, body []byte) (storage.TableQueryReq, error
 	err := wire.DecodeTop(body, wire.Fields{"project_id": &req.ProjectID, "digest": &req.Digest,
 		"filter": &req.Filter, "limit": &req.Limit, "offset": &req.Offset, "sort_by": &req.SortBy},
 		"project_id", "digest")
+	if err == nil {
+		err = wire.CheckPaging(req.Limit, req.Offset)
+	}
 	if err != nil {
 		return req, err
 	}

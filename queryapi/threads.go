@@ -57,10 +57,8 @@ func decodeThreadsQuery(body []byte) (sqlgen.ThreadsQuery, error) {
 	if err != nil {
 		return q, err
 	}
-	for name, v := range map[string]*int64{"limit": limit, "offset": offset} {
-		if v != nil && *v < 0 {
-			return q, &wire.FieldError{Field: name, Msg: fmt.Sprintf("must be 0 or more, got %d", *v)}
-		}
+	if err := wire.CheckPaging(limit, offset); err != nil {
+		return q, err
 	}
 	if limit != nil {
 		q.Limit = *limit
