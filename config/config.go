@@ -44,6 +44,8 @@ type Config struct {
 	Pipeline pipeline.Config `yaml:"pipeline"`
 	// OTLP holds the OTLP/HTTP and OTLP/gRPC decoding limits.
 	OTLP otlpreceiver.Config `yaml:"otlp"`
+	// Connections bounds client connections: timeouts and caps.
+	Connections Connections `yaml:"connections"`
 
 	// Roles lists what this process runs: ingest, process, query
 	// (comma-separated). Default all three, on the embedded store.
@@ -75,6 +77,7 @@ func Default() Config {
 		LogLevel:        "info",
 		Pipeline:        pipeline.DefaultConfig(),
 		OTLP:            otlpreceiver.NewDefaultConfig(),
+		Connections:     DefaultConnections(),
 		Roles:           AllRoles,
 		MigrateOnStart:  true,
 		Kafka:           kafkaqueue.DefaultConfig(),
@@ -117,5 +120,6 @@ func (c Config) Validate() error {
 	}
 	errs = append(errs, c.validateScaleOut()...)
 	errs = append(errs, c.Retention.validate()...)
+	errs = append(errs, c.Connections.validate()...)
 	return errors.Join(errs...)
 }

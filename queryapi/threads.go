@@ -136,13 +136,14 @@ func threadJSON(vals []any) (json.RawMessage, error) {
 }
 
 // writeJSONLines answers with one JSON line per item as items are
-// produced. An error before the first item is answered normally; after
+// produced; the write deadline moves on while they flow. An error before the first item is answered normally; after
 // it the connection is aborted, so the client sees a broken stream rather
 // than a silently short one.
 func writeJSONLines(w http.ResponseWriter, r *http.Request, logger *slog.Logger, items iter.Seq2[any, error]) {
 	bw := bufio.NewWriterSize(w, 64<<10)
 	enc := json.NewEncoder(bw)
 	flusher, _ := w.(http.Flusher)
+	progress := httpapi.NewProgress(w, r)
 	started, lastFlush := false, time.Now()
 	start := func() {
 		w.Header().Set("Content-Type", "application/jsonl")
@@ -165,6 +166,7 @@ func writeJSONLines(w http.ResponseWriter, r *http.Request, logger *slog.Logger,
 			return // the client went away
 		}
 		if flusher != nil && time.Since(lastFlush) > 100*time.Millisecond {
+			progress.Wrote()
 			_ = bw.Flush()
 			flusher.Flush()
 			lastFlush = time.Now()
