@@ -153,14 +153,15 @@ func TestSlowHandlerIsNotCancelledByTheReadLimit(t *testing.T) {
 
 // A streaming answer that keeps making progress outlives the write limit.
 func TestStreamingOutlivesTheWriteLimit(t *testing.T) {
-	addr := serveLimited(t, ConnLimits{WriteTimeout: 200 * time.Millisecond}, http.HandlerFunc(
+	// 1.8s in all against a 1s limit, with 700ms to spare per step.
+	addr := serveLimited(t, ConnLimits{WriteTimeout: time.Second}, http.HandlerFunc(
 		func(w http.ResponseWriter, r *http.Request) {
 			p := NewProgress(w, r)
-			for i := 0; i < 8; i++ {
+			for i := 0; i < 6; i++ {
 				p.Wrote()
 				fmt.Fprintf(w, "line %d\n", i)
 				w.(http.Flusher).Flush()
-				time.Sleep(110 * time.Millisecond)
+				time.Sleep(300 * time.Millisecond)
 			}
 		}))
 	resp, err := http.Get("http://" + addr + "/")
@@ -169,7 +170,50 @@ func TestStreamingOutlivesTheWriteLimit(t *testing.T) {
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(resp.Body)
-	if err != nil || strings.Count(string(body), "\n") != 8 {
+	if err != nil || strings.Count(string(body), "\n") != 6 {
 		t.Fatalf("stream cut: %q, %v", body, err)
 	}
+}
+
+// progressReader calls Progress.Read as an upload handler's reader does.
+type progressReader struct {
+	r io.Reader
+	p *Progress
+}
+
+func (pr progressReader) Read(b []byte) (int, error) {
+	n, err := pr.r.Read(b)
+	if n > 0 {
+		pr.p.Read()
+	}
+	return n, err
+}
+
+// An upload whose content keeps arriving outlives the read limit.
+func TestSteadyUploadOutlivesTheReadLimit(t *testing.T) {
+	addr := serveLimited(t, ConnLimits{ReadTimeout: time.Second}, http.HandlerFunc(
+		func(w http.ResponseWriter, r *http.Request) {
+			b, err := io.ReadAll(progressReader{r.Body, NewProgress(w, r)})
+			if err != nil {
+				http.Error(w, err.Error(), http.StatusBadRequest)
+				return
+			}
+			fmt.Fprint(w, len(b))
+		}))
+	c, br := dial(t, addr)
+	if _, err := io.WriteString(c, "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 6\r\n\r\n"); err != nil {
+		t.Fatal(err)
+	}
+	for range 6 { // 1.8s in all against a 1s limit, a byte every 300ms
+		time.Sleep(300 * time.Millisecond)
+		if _, err := c.Write([]byte("x")); err != nil {
+			t.Fatalf("upload cut off: %v", err)
+		}
+	}
+	_ = c.SetReadDeadline(time.Now().Add(10 * time.Second))
+	resp, err := http.ReadResponse(br, nil)
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("upload answered %v, %v; want 200", resp, err)
+	}
+	resp.Body.Close()
 }

@@ -3,6 +3,7 @@ package jsontext
 import (
 	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
 	"unicode/utf8"
 )
@@ -125,4 +126,19 @@ func hasLone(doc []byte) bool {
 		}
 	}
 	return false
+}
+
+// BenchmarkSanitize measures the check every JSON request body gets, on a
+// batch of calls whose text is escaped the way Python's json.dumps writes
+// non-ASCII (\u00e9, emoji as surrogate pairs).
+func BenchmarkSanitize(b *testing.B) {
+	call := `{"mode":"start","req":{"start":{"project_id":"acme/p","op_name":"chat","started_at":"2025-01-01T00:00:00Z",` +
+		`"inputs":{"messages":[{"role":"user","content":"caf\u00e9 \ud83d\ude00 ` + strings.Repeat("lorem ipsum ", 60) + `"}]}}}}`
+	body := []byte(`{"batch":[` + strings.TrimSuffix(strings.Repeat(call+",", 1000), ",") + `]}`)
+	b.SetBytes(int64(len(body)))
+	for b.Loop() {
+		if _, err := Sanitize(body); err != nil {
+			b.Fatal(err)
+		}
+	}
 }
