@@ -73,20 +73,8 @@ func (hs *hostile) post(path, body string) (int, string) {
 func (hs *hostile) check(t testing.TB, frag string) []string {
 	t.Helper()
 	project := fmt.Sprintf("acme/p%d", hs.projects.Add(1))
-	var refused []string
-	var table struct{ Digest string }
-	for _, w := range writeBodies(project, frag) {
-		code, out := hs.post(w.path, w.body)
-		if code >= 500 || code < 200 {
-			t.Fatalf("write %s with %q answered %d: %s", w.path, frag, code, out)
-		}
-		if code >= 300 {
-			refused = append(refused, w.path+": "+out)
-		} else if w.path == "/table/create" {
-			_ = json.Unmarshal([]byte(out), &table)
-		}
-	}
-	for _, q := range queryBodies(project, table.Digest) {
+	refused, table := hs.write(t, project, frag)
+	for _, q := range queryBodies(project, table) {
 		// A read of one record finds nothing when its writes were refused.
 		missing := strings.HasSuffix(q.path, "/read")
 		if code, out := hs.post(q.path, q.body); code != http.StatusOK && !(missing && code == http.StatusNotFound) {
@@ -99,6 +87,29 @@ func (hs *hostile) check(t testing.TB, frag string) []string {
 		}
 	}
 	return refused
+}
+
+// write sends every write body, then a table update on the table written;
+// it returns the refused writes and the table's digest ("" if refused).
+func (hs *hostile) write(t testing.TB, project, frag string) ([]string, string) {
+	t.Helper()
+	var refused []string
+	var table struct{ Digest string }
+	writes := writeBodies(project, frag)
+	for i := 0; i < len(writes); i++ {
+		w := writes[i]
+		code, out := hs.post(w.path, w.body)
+		if code >= 500 || code < 200 {
+			t.Fatalf("write %s with %q answered %d: %s", w.path, frag, code, out)
+		}
+		if code >= 300 {
+			refused = append(refused, w.path+": "+out)
+		} else if w.path == "/table/create" && json.Unmarshal([]byte(out), &table) == nil {
+			writes = append(writes, fill(project, frag, request{"/table/update", `{"project_id":$P,"base_digest":"` +
+				table.Digest + `","updates":[{"append":{"row":{$S:$S,"q":$S}}},{"insert":{"index":0,"row":{"q":[$S]}}},{"pop":{"index":1}}]}`})...)
+		}
+	}
+	return refused, table.Digest
 }
 
 // TestHostileStringsNeverBreakAProject writes every fragment, and random
