@@ -16,12 +16,12 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"time"
 
 	"google.golang.org/grpc"
 
 	"github.com/weftdev/weft/auth"
 	"github.com/weftdev/weft/config"
+	"github.com/weftdev/weft/internal/httpapi"
 	"github.com/weftdev/weft/internal/telemetry"
 	"github.com/weftdev/weft/pricing"
 	"github.com/weftdev/weft/queryapi"
@@ -83,15 +83,25 @@ func (s *Server) build(ctx context.Context) error {
 		return err
 	}
 	verifier := auth.StoreVerifier{Store: s.keys}
-	if s.grpcSrv, err = otlpreceiver.NewGRPCServer(s.cfg.OTLP, verifier, s.write.front, s.receiverSettings(otlpreceiver.ReceiverType)); err != nil {
+	grpcLimits := grpcLimits(s.cfg.Connections).ServerOptions()
+	if s.grpcSrv, err = otlpreceiver.NewGRPCServer(s.cfg.OTLP, verifier, s.write.front, s.receiverSettings(otlpreceiver.ReceiverType), grpcLimits...); err != nil {
 		return errors.Join(err, s.write.shutdown(ctx))
 	}
-	s.httpSrv = &http.Server{
-		Handler:           s.routes(),
-		ReadHeaderTimeout: 10 * time.Second,
-		ErrorLog:          slog.NewLogLogger(s.logger.Handler(), slog.LevelWarn),
-	}
+	s.httpSrv = httpapi.NewServer(s.routes(), httpLimits(s.cfg.Connections),
+		slog.NewLogLogger(s.logger.Handler(), slog.LevelWarn))
 	return nil
+}
+
+// httpLimits are the HTTP listener's connection limits.
+func httpLimits(c config.Connections) httpapi.ConnLimits {
+	return httpapi.ConnLimits{ReadHeaderTimeout: c.ReadHeaderTimeout, ReadTimeout: c.ReadTimeout,
+		WriteTimeout: c.WriteTimeout, IdleTimeout: c.IdleTimeout, MaxConns: c.MaxConnections}
+}
+
+// grpcLimits are the OTLP/gRPC listener's connection limits.
+func grpcLimits(c config.Connections) otlpreceiver.ConnLimits {
+	return otlpreceiver.ConnLimits{MaxConnectionIdle: c.IdleTimeout, KeepaliveMinTime: c.GRPCKeepaliveMinTime,
+		MaxConcurrentStreams: c.GRPCMaxConcurrentStreams, HandshakeTimeout: c.ReadHeaderTimeout}
 }
 
 // Handler is the HTTP API (for in-process tests).
@@ -105,18 +115,20 @@ func (s *Server) Keys() auth.KeyStore { return s.keys }
 
 // Listen binds the HTTP listener and, when this process ingests and it is
 // configured, the OTLP/gRPC one; Addr and GRPCAddr are valid afterwards.
+// Each listener holds at most connections.max_connections at once.
 func (s *Server) Listen() error {
-	ln, err := net.Listen("tcp", s.cfg.Listen)
+	limits := httpLimits(s.cfg.Connections)
+	ln, err := limits.Listen(s.cfg.Listen)
 	if err != nil {
-		return fmt.Errorf("listen %s: %w (set --listen or WEFT_LISTEN to a free address)", s.cfg.Listen, err)
+		return fmt.Errorf("%w (set --listen or WEFT_LISTEN to a free address)", err)
 	}
 	s.listener = ln
 	if s.cfg.OTLPGRPCListen == "" || !s.roles.Ingest {
 		return nil
 	}
-	if s.grpcLn, err = net.Listen("tcp", s.cfg.OTLPGRPCListen); err != nil {
+	if s.grpcLn, err = limits.Listen(s.cfg.OTLPGRPCListen); err != nil {
 		_ = ln.Close()
-		return fmt.Errorf("listen %s: %w (set --otlp-grpc-listen or WEFT_OTLP_GRPC_LISTEN to a free address, or empty to disable OTLP/gRPC)", s.cfg.OTLPGRPCListen, err)
+		return fmt.Errorf("%w (set --otlp-grpc-listen or WEFT_OTLP_GRPC_LISTEN to a free address, or empty to disable OTLP/gRPC)", err)
 	}
 	return nil
 }

@@ -237,6 +237,15 @@ func TestBadInputAnswers(t *testing.T) {
 		{"stats limit zero", "/calls/query_stats", map[string]any{"project_id": "acme/app", "limit": 0}, 400, "limit"},
 		{"bad sort direction", "/calls/stream_query", map[string]any{"project_id": "acme/app", "sort_by": []any{map[string]any{"field": "started_at", "direction": "sideways"}}}, 400, "direction"},
 		{"unknown query op", "/calls/stream_query", map[string]any{"project_id": "acme/app", "query": map[string]any{"$expr": map[string]any{"$like": []any{}}}}, 400, "$like"},
+		{"negative limit", "/calls/stream_query", map[string]any{"project_id": "acme/app", "limit": -1}, 400, "limit: must be 0 or more"},
+		{"negative offset", "/calls/query", map[string]any{"project_id": "acme/app", "offset": -5}, 400, "offset: must be 0 or more"},
+		{"objs negative limit", "/objs/query", map[string]any{"project_id": "acme/app", "limit": -1}, 400, "limit"},
+		{"table negative offset", "/table/query", map[string]any{"project_id": "acme/app", "digest": "d", "offset": -5}, 400, "offset"},
+		{"threads negative limit", "/threads/stream_query", map[string]any{"project_id": "acme/app", "limit": -1}, 400, "limit"},
+		{"feedback negative offset", "/feedback/query", map[string]any{"project_id": "acme/app", "offset": -5}, 400, "offset"},
+		{"number as datetime", "/call/start", map[string]any{"start": map[string]any{"project_id": "acme/app", "op_name": "o", "started_at": 1}}, 400, "start.started_at: expected an ISO-8601 datetime"},
+		{"number as end datetime", "/call/end", map[string]any{"end": map[string]any{"project_id": "acme/app", "id": "c", "ended_at": 1735787045.5}}, 400, "end.ended_at"},
+		{"otel_dump not an object", "/call/start", map[string]any{"start": map[string]any{"project_id": "acme/app", "op_name": "o", "started_at": "2025-01-01T00:00:00Z", "otel_dump": "span"}}, 400, "start.otel_dump: must be a JSON object"},
 		{"unknown field in query", "/calls/query_stats", map[string]any{"project_id": "acme/app", "query": map[string]any{"$expr": map[string]any{"$eq": []any{map[string]any{"$getField": "nosuch"}, map[string]any{"$literal": 1}}}}}, 422, "nosuch"},
 	}
 	for _, tc := range tests {

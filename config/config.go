@@ -52,6 +52,8 @@ type Config struct {
 	MetricsListen string `yaml:"metrics_listen"`
 	// OTLP holds the OTLP/HTTP and OTLP/gRPC decoding limits.
 	OTLP otlpreceiver.Config `yaml:"otlp"`
+	// Connections bounds client connections: timeouts and caps.
+	Connections Connections `yaml:"connections"`
 
 	// Roles lists what this process runs: ingest, process, query
 	// (comma-separated). Default all three, on the embedded store.
@@ -84,6 +86,7 @@ func Default() Config {
 		Pipeline:        batchprocessor.DefaultConfig(),
 		WAL:             storageexporter.DefaultConfig(),
 		OTLP:            otlpreceiver.NewDefaultConfig(),
+		Connections:     DefaultConnections(),
 		Roles:           AllRoles,
 		MigrateOnStart:  true,
 		Kafka:           kafkaqueue.DefaultConfig(),
@@ -129,6 +132,7 @@ func (c Config) Validate() error {
 	}
 	errs = append(errs, c.validateScaleOut()...)
 	errs = append(errs, c.Retention.validate()...)
+	errs = append(errs, c.Connections.validate()...)
 	return errors.Join(errs...)
 }
 

@@ -132,3 +132,25 @@ func TestRetention(t *testing.T) {
 		t.Fatalf("bad project key: %v", err)
 	}
 }
+
+func TestConnections(t *testing.T) {
+	file := writeFile(t, "connections:\n  idle_timeout: 5s\n  max_connections: 10\n")
+	cfg, err := Load([]string{"--config", file}, env(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := DefaultConnections()
+	want.IdleTimeout, want.MaxConnections = 5*time.Second, 10
+	if cfg.Connections != want {
+		t.Fatalf("connections = %+v, want %+v", cfg.Connections, want)
+	}
+	for body, key := range map[string]string{
+		"connections:\n  read_timeout: 0s\n":               "connections.read_timeout",
+		"connections:\n  max_connections: 0\n":             "connections.max_connections",
+		"connections:\n  grpc_max_concurrent_streams: 0\n": "connections.grpc_max_concurrent_streams",
+	} {
+		if _, err := Load([]string{"--config", writeFile(t, body)}, env(nil)); err == nil || !strings.Contains(err.Error(), key) {
+			t.Errorf("%q: error %v, want one naming %s", body, err, key)
+		}
+	}
+}

@@ -195,48 +195,84 @@ func sendSpansTo(t *testing.T, base, key, project string, n int) {
 
 // TestScaleOutProcessorKilledAndRebalanced runs two processors in one
 // group, SIGKILLs one while calls flow, and checks that every acknowledged
-// call is served exactly once after the survivor takes over.
+// call is served exactly once after the survivor takes over. The victim is
+// known to have consumed records and to own partitions when it dies:
+// otherwise the test would prove nothing about a takeover.
 func TestScaleOutProcessorKilledAndRebalanced(t *testing.T) {
 	kafka, ch := devstack(t)
 	dsn := ch + "/weft"
 	key := createKey(t, dsn)
 	ingest := startRole(t, "ingest", kafka, dsn)
-	doomed := startRole(t, "process", kafka, dsn)
-	startRole(t, "process", kafka, dsn)
 	query := startRole(t, "query", kafka, dsn)
+	victim := startRole(t, "process", kafka, dsn)
+	in, q := newClient(t, ingest.URL, key), newClient(t, query.URL, key)
+	sent := map[string][]string{}
+	send := func(project string, from, to int) {
+		for b := from; b < to; b++ {
+			ids, body := upsertBody(project, fmt.Sprintf("k%d", b), 40)
+			in.mustPost("/call/upsert_batch", body, nil)
+			sent[project] = append(sent[project], ids...)
+		}
+	}
 
-	in := newClient(t, ingest.URL, key)
-	var want []string
-	for b := range 10 {
-		ids, body := upsertBody("acme/kill", fmt.Sprintf("k%d", b), 40)
-		in.mustPost("/call/upsert_batch", body, nil)
-		want = append(want, ids...)
-		if b == 4 {
-			if err := doomed.cmd.Process.Signal(syscall.SIGKILL); err != nil {
-				t.Fatal(err)
+	// Alone in the group, the victim consumes the first calls.
+	send("acme/warm", 0, 2)
+	waitVisible(t, q, "acme/warm", sent["acme/warm"])
+	var victimID string
+	for id := range waitAssigned(t, kafka, 1) {
+		victimID = id
+	}
+	// The survivor joins; the victim keeps some partitions, and the calls
+	// that follow go to one of them.
+	startRole(t, "process", kafka, dsn)
+	assigned := waitAssigned(t, kafka, 2)
+	owned := assigned[victimID]
+	if len(owned) == 0 {
+		t.Fatalf("after the rebalance the victim (member %s) owns no partitions: %v", victimID, assigned)
+	}
+	total := 0
+	for _, parts := range assigned {
+		total += len(parts)
+	}
+	project := projectOn(t, owned, total)
+	send(project, 2, 5)
+	if err := victim.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	send(project, 5, 10)
+
+	for p, want := range sent {
+		got := waitVisible(t, q, p, want)
+		var stats struct {
+			Count int `json:"count"`
+		}
+		q.mustPost("/calls/query_stats", map[string]any{"project_id": p}, &stats)
+		if stats.Count != len(want) || len(got) != len(want) {
+			t.Fatalf("%s: stored %d calls (%d distinct), want exactly %d", p, stats.Count, len(got), len(want))
+		}
+	}
+}
+
+// waitVisible waits until every call of want is served with its end and
+// returns what the query role serves.
+func waitVisible(t *testing.T, q *client, project string, want []string) map[string]callRow {
+	t.Helper()
+	deadline := time.Now().Add(90 * time.Second)
+	for {
+		got := readAllCalls(t, q, project)
+		missing := ""
+		for _, id := range want {
+			if c, ok := got[id]; !ok || c.EndedAt == nil {
+				missing = id
+				break
 			}
 		}
-	}
-	q := newClient(t, query.URL, key)
-	deadline := time.Now().Add(90 * time.Second)
-	var got map[string]callRow
-	for {
-		got = readAllCalls(t, q, "acme/kill")
-		if len(got) >= len(want) || time.Now().After(deadline) {
-			break
+		if missing == "" {
+			return got
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("call %s missing or without its end (%d of %d visible)", missing, len(got), len(want))
 		}
 		time.Sleep(250 * time.Millisecond)
-	}
-	for _, id := range want {
-		if c, ok := got[id]; !ok || c.EndedAt == nil {
-			t.Fatalf("call %s missing or without its end (%d of %d visible)", id, len(got), len(want))
-		}
-	}
-	var stats struct {
-		Count int `json:"count"`
-	}
-	q.mustPost("/calls/query_stats", map[string]any{"project_id": "acme/kill"}, &stats)
-	if stats.Count != len(want) || len(got) != len(want) {
-		t.Fatalf("stored %d calls (%d distinct), want exactly %d", stats.Count, len(got), len(want))
 	}
 }

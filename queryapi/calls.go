@@ -52,6 +52,9 @@ func decodeCallsQuery(body []byte) (storage.CallsQuery, bool, error) {
 	if err != nil {
 		return storage.CallsQuery{}, false, err
 	}
+	if err := wire.CheckPaging(r.limit, r.offset); err != nil {
+		return storage.CallsQuery{}, false, err
+	}
 	r.q.SortBy, r.q.Filter = wire.StorageSort(sortBy), filter.Storage()
 	if r.q.Where, err = querylang.Parse(r.query); err != nil {
 		return storage.CallsQuery{}, false, err
@@ -75,7 +78,7 @@ func (a *API) callsStreamQuery(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *API) authorizedCallsQuery(r *http.Request) (storage.CallsQuery, bool, error) {
-	body, err := httpapi.ReadBody(r, a.maxBytes)
+	body, err := httpapi.ReadJSON(r, a.maxBytes)
 	if err != nil {
 		return storage.CallsQuery{}, false, err
 	}

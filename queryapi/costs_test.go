@@ -79,6 +79,7 @@ func TestCostCreateRejects(t *testing.T) {
 		{"empty costs", `{"project_id":"acme/p","costs":{}}`, 400},
 		{"bad effective_date", `{"project_id":"acme/p","costs":{"m":{"prompt_token_cost":1,"completion_token_cost":1,"effective_date":"soon"}}}`, 400},
 		{"missing costs", `{"project_id":"acme/p"}`, 400},
+		{"llm_id not UTF-8", "{\"project_id\":\"acme/p\",\"costs\":{\"m\xff\":{\"prompt_token_cost\":1,\"completion_token_cost\":1}}}", 400},
 		{"unknown top-level field", `{"project_id":"acme/p","costs":{},"extra":true}`, 422},
 		{"other entity", `{"project_id":"other/p","costs":{"m":{"prompt_token_cost":1,"completion_token_cost":1}}}`, 403},
 	}

@@ -89,6 +89,8 @@ func TestFeedbackCreateRejects(t *testing.T) {
 		{"unknown field", map[string]any{"project_id": "acme/p", "weave_ref": noteCallRef, "feedback_type": "custom", "payload": map[string]any{}, "colour": "red"}, 422},
 		{"other entity", map[string]any{"project_id": "other/p", "weave_ref": "weave:///other/p/call/c1", "feedback_type": "custom", "payload": map[string]any{}}, 403},
 		{"not JSON", "{", 400},
+		{"invalid UTF-8 in payload", "{\"project_id\":\"acme/p\",\"weave_ref\":\"" + noteCallRef + "\",\"feedback_type\":\"custom\",\"payload\":{\"a\":\"\xff\"}}", 400},
+		{"invalid UTF-8 in feedback_type", "{\"project_id\":\"acme/p\",\"weave_ref\":\"" + noteCallRef + "\",\"feedback_type\":\"c\xff\",\"payload\":{}}", 400},
 	}
 	for _, c := range cases {
 		if code, out := e.postJSON(t, "/feedback/create", c.body); code != c.want {

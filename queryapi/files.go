@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/weftdev/weft/auth"
 	"github.com/weftdev/weft/internal/httpapi"
@@ -89,7 +90,7 @@ func (a *FilesAPI) upload(w http.ResponseWriter, r *http.Request) (storage.FileI
 				expected = &v
 			}
 		case "file":
-			return a.storePart(r, part, projectID, expected)
+			return a.storePart(w, r, part, projectID, expected, func() error { return noMoreFiles(mr) })
 		}
 		if err != nil {
 			return storage.FileInfo{}, err
@@ -101,7 +102,25 @@ func (a *FilesAPI) upload(w http.ResponseWriter, r *http.Request) (storage.FileI
 	return storage.FileInfo{}, &wire.FieldError{Field: "file", Msg: "field required: a file part with the content"}
 }
 
-func (a *FilesAPI) storePart(r *http.Request, part *multipart.Part, projectID string, expected *string) (storage.FileInfo, error) {
+// noMoreFiles refuses a form with a second file part: one request stores
+// one file, and keeping either silently would lose the other. It runs when
+// the first file's content ends, before the store commits it.
+func noMoreFiles(mr *multipart.Reader) error {
+	for {
+		part, err := mr.NextPart()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return multipartError(err)
+		}
+		if part.FormName() == "file" {
+			return &wire.FieldError{Field: "file", Msg: "more than one file part; send one file per request"}
+		}
+	}
+}
+
+func (a *FilesAPI) storePart(w http.ResponseWriter, r *http.Request, part *multipart.Part, projectID string, expected *string, atEOF func() error) (storage.FileInfo, error) {
 	if projectID == "" {
 		return storage.FileInfo{}, &wire.FieldError{Field: "project_id",
 			Msg: "field required before the file part; send project_id first"}
@@ -109,7 +128,10 @@ func (a *FilesAPI) storePart(r *http.Request, part *multipart.Part, projectID st
 	if _, err := httpapi.Authorize(r.Context(), projectID, auth.Write); err != nil {
 		return storage.FileInfo{}, err
 	}
-	content := &limitedPart{r: part, limit: a.maxFileBytes}
+	if !utf8.ValidString(part.FileName()) {
+		return storage.FileInfo{}, &wire.FieldError{Field: "file", Msg: "the file name is not valid UTF-8"}
+	}
+	content := &limitedPart{r: part, limit: a.maxFileBytes, atEOF: atEOF, progress: httpapi.NewProgress(w, r)}
 	return a.files.CreateFile(r.Context(), storage.FileCreateReq{
 		ProjectID: projectID, Name: part.FileName(), ExpectedDigest: expected, Content: content})
 }
@@ -135,15 +157,23 @@ func multipartError(err error) error {
 	return httpapi.Errorf(http.StatusBadRequest, "malformed multipart body: "+err.Error())
 }
 
-// limitedPart reads a file part, failing once it passes limit bytes.
+// limitedPart reads a file part, failing once it passes limit bytes; at
+// the part's end, atEOF may still fail the read (and so the upload). The
+// read deadline moves on while content arrives: read_timeout bounds a
+// stall, not a large upload.
 type limitedPart struct {
-	r     io.Reader
-	n     int64
-	limit int64
+	r        io.Reader
+	n        int64
+	limit    int64
+	atEOF    func() error
+	progress *httpapi.Progress
 }
 
 func (p *limitedPart) Read(b []byte) (int, error) {
 	n, err := p.r.Read(b)
+	if n > 0 {
+		p.progress.Read()
+	}
 	p.n += int64(n)
 	if p.n > p.limit {
 		return n, fmt.Errorf("file larger than %d bytes (max_file_bytes); store it elsewhere and reference it: %w", p.limit, storage.ErrTooLarge)
@@ -151,11 +181,17 @@ func (p *limitedPart) Read(b []byte) (int, error) {
 	if err != nil && !errors.Is(err, io.EOF) {
 		return n, multipartError(err)
 	}
+	if errors.Is(err, io.EOF) && p.atEOF != nil {
+		if ferr := p.atEOF(); ferr != nil {
+			return n, ferr
+		}
+		p.atEOF = nil
+	}
 	return n, err
 }
 
 func (a *FilesAPI) content(w http.ResponseWriter, r *http.Request) {
-	body, err := httpapi.ReadBody(r, a.maxBodyBytes)
+	body, err := httpapi.ReadJSON(r, a.maxBodyBytes)
 	var req struct{ ProjectID, Digest string }
 	if err == nil {
 		err = wire.DecodeTop(body, wire.Fields{"project_id": &req.ProjectID, "digest": &req.Digest}, "project_id", "digest")
@@ -176,7 +212,7 @@ func (a *FilesAPI) content(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/octet-stream")
 	w.Header().Set("Content-Length", strconv.FormatInt(info.SizeBytes, 10))
 	w.WriteHeader(http.StatusOK)
-	if _, err := io.Copy(w, rc); err != nil {
+	if _, err := io.Copy(progressWriter{w, httpapi.NewProgress(w, r)}, rc); err != nil {
 		if r.Context().Err() != nil {
 			return // the client went away
 		}
@@ -185,6 +221,17 @@ func (a *FilesAPI) content(w http.ResponseWriter, r *http.Request) {
 		a.logger.Error("file download failed mid-way", "project", req.ProjectID, "digest", req.Digest, "err", err)
 		panic(http.ErrAbortHandler)
 	}
+}
+
+// progressWriter moves the write deadline on as a download proceeds.
+type progressWriter struct {
+	w io.Writer
+	p *httpapi.Progress
+}
+
+func (pw progressWriter) Write(b []byte) (int, error) {
+	pw.p.Wrote()
+	return pw.w.Write(b)
 }
 
 func (a *FilesAPI) stats(r *http.Request, body []byte) (any, error) {

@@ -159,6 +159,8 @@ func TestFileBadUploads(t *testing.T) {
 		{"bad project_id", []formPart{formText("project_id", "no-slash"), formFile([]byte("abc"))}, http.StatusBadRequest},
 		{"other entity", []formPart{formText("project_id", "other/p"), formFile([]byte("abc"))}, http.StatusForbidden},
 		{"oversize file", []formPart{formText("project_id", "acme/p"), formFile(make([]byte, testMaxFile+1))}, http.StatusRequestEntityTooLarge},
+		{"two files", []formPart{formText("project_id", "acme/p"), formFile([]byte("abc")), formFile([]byte("def"))}, http.StatusBadRequest},
+		{"file name not UTF-8", []formPart{formText("project_id", "acme/p"), {name: "file", filename: "a\xff.py", contentType: "text/plain", body: []byte("x")}}, http.StatusBadRequest},
 	}
 	for _, c := range forms {
 		if code, out := e.upload(t, "/file/create", c.parts...); code != c.want {

@@ -109,6 +109,9 @@ func (a *ObjectsAPI) query(r *http.Request, body []byte) (any, error) {
 		"limit": &req.Limit, "offset": &req.Offset, "sort_by": &sortBy, "metadata_only": &req.MetadataOnly,
 		"include_storage_size": &req.IncludeStorageSize, "include_tags_and_aliases": &req.IncludeTagsAndAliases},
 		"project_id")
+	if err == nil {
+		err = wire.CheckPaging(req.Limit, req.Offset)
+	}
 	if err != nil {
 		return nil, err
 	}

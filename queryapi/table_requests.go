@@ -2,7 +2,6 @@ package queryapi
 
 import (
 	"encoding/json"
-	"fmt"
 	"net/http"
 
 	"github.com/weftdev/weft/auth"
@@ -27,10 +26,8 @@ func decodeTableQuery(r *http.Request, body []byte) (tableQueryReq, error) {
 	if err != nil {
 		return q, err
 	}
-	for name, v := range map[string]*int64{"limit": q.Limit, "offset": q.Offset} {
-		if v != nil && *v < 0 {
-			return q, &wire.FieldError{Field: name, Msg: fmt.Sprintf("must be 0 or more, got %d", *v)}
-		}
+	if err := wire.CheckPaging(q.Limit, q.Offset); err != nil {
+		return q, err
 	}
 	_, err = httpapi.Authorize(r.Context(), q.ProjectID, auth.Read)
 	return q, err

@@ -96,6 +96,9 @@ func decodeRowsQuery(r *http.Request, body []byte) (storage.TableQueryReq, error
 	err := wire.DecodeTop(body, wire.Fields{"project_id": &req.ProjectID, "digest": &req.Digest,
 		"filter": &filter, "limit": &req.Limit, "offset": &req.Offset, "sort_by": &sortBy},
 		"project_id", "digest")
+	if err == nil {
+		err = wire.CheckPaging(req.Limit, req.Offset)
+	}
 	if err != nil {
 		return req, err
 	}
@@ -130,7 +133,7 @@ func (a *TablesAPI) queryStream(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *TablesAPI) rowsForStream(r *http.Request) (storage.TableQueryRes, error) {
-	body, err := httpapi.ReadBody(r, a.maxBytes)
+	body, err := httpapi.ReadJSON(r, a.maxBytes)
 	if err != nil {
 		return storage.TableQueryRes{}, err
 	}

@@ -3,7 +3,6 @@ package queryapi
 import (
 	"bufio"
 	"encoding/json"
-	"fmt"
 	"iter"
 	"log/slog"
 	"net/http"
@@ -50,10 +49,8 @@ func decodeThreadsQuery(body []byte) (storage.ThreadsQuery, error) {
 		return q, err
 	}
 	q.SortBy = wire.StorageSort(sortBy)
-	for name, v := range map[string]*int64{"limit": limit, "offset": offset} {
-		if v != nil && *v < 0 {
-			return q, &wire.FieldError{Field: name, Msg: fmt.Sprintf("must be 0 or more, got %d", *v)}
-		}
+	if err := wire.CheckPaging(limit, offset); err != nil {
+		return q, err
 	}
 	if limit != nil {
 		q.Limit = *limit
@@ -87,7 +84,7 @@ func (a *ThreadsAPI) streamQuery(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *ThreadsAPI) authorizedQuery(r *http.Request) (storage.ThreadsQuery, error) {
-	body, err := httpapi.ReadBody(r, a.maxBytes)
+	body, err := httpapi.ReadJSON(r, a.maxBytes)
 	if err != nil {
 		return storage.ThreadsQuery{}, err
 	}
@@ -100,13 +97,14 @@ func (a *ThreadsAPI) authorizedQuery(r *http.Request) (storage.ThreadsQuery, err
 }
 
 // writeJSONLines answers with one JSON line per item as items are
-// produced. An error before the first item is answered normally; after
+// produced; the write deadline moves on while they flow. An error before the first item is answered normally; after
 // it the connection is aborted, so the client sees a broken stream rather
 // than a silently short one.
 func writeJSONLines(w http.ResponseWriter, r *http.Request, logger *slog.Logger, items iter.Seq2[any, error]) {
 	bw := bufio.NewWriterSize(w, 64<<10)
 	enc := json.NewEncoder(bw)
 	flusher, _ := w.(http.Flusher)
+	progress := httpapi.NewProgress(w, r)
 	started, lastFlush := false, time.Now()
 	start := func() {
 		w.Header().Set("Content-Type", "application/jsonl")
@@ -129,6 +127,7 @@ func writeJSONLines(w http.ResponseWriter, r *http.Request, logger *slog.Logger,
 			return // the client went away
 		}
 		if flusher != nil && time.Since(lastFlush) > 100*time.Millisecond {
+			progress.Wrote()
 			_ = bw.Flush()
 			flusher.Flush()
 			lastFlush = time.Now()

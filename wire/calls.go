@@ -95,10 +95,15 @@ func (s *StartedCall) validate() error {
 	case s.DisplayName != nil && len(*s.DisplayName) > 1024:
 		return &FieldError{Field: "display_name", Msg: "longer than 1024 characters"}
 	}
-	if err := mustBeObject("attributes", s.Attributes); err != nil {
-		return err
+	for _, f := range []struct {
+		name string
+		v    json.RawMessage
+	}{{"attributes", s.Attributes}, {"inputs", s.Inputs}, {"otel_dump", s.OtelDump}} {
+		if err := mustBeObject(f.name, f.v); err != nil {
+			return err
+		}
 	}
-	return mustBeObject("inputs", s.Inputs)
+	return nil
 }
 
 // EndPart validates e and converts it.

@@ -11,9 +11,12 @@ import (
 	"time"
 )
 
-// Time is a datetime as clients send it: ISO-8601 with Z, an offset or no
-// zone (taken as UTC), or a number of unix seconds. It encodes as ISO-8601
-// UTC with microsecond precision, as the reference server answers.
+// Time is a datetime as clients send it: an ISO-8601 string with Z, an
+// offset or no zone (taken as UTC). Numbers are refused: every SDK sends
+// strings, and a number there is a mistake (started_at: 1 would be stored
+// as 1970) whose unit (seconds or milliseconds) cannot be told. It encodes
+// as ISO-8601 UTC with microsecond precision, as the reference server
+// answers.
 type Time struct{ time.Time }
 
 var layouts = []string{
@@ -24,18 +27,26 @@ var layouts = []string{
 	"2006-01-02",
 }
 
-// ParseTime parses the accepted string forms.
+// ParseTime parses the ISO-8601 forms and, as query literals compared
+// with datetimes may be, unix seconds.
 func ParseTime(s string) (time.Time, error) {
-	s = strings.TrimSpace(s)
-	for _, l := range layouts {
-		if t, err := time.Parse(l, s); err == nil {
-			return t.UTC(), nil
-		}
+	if t, ok := parseISO(s); ok {
+		return t, nil
 	}
-	if f, err := strconv.ParseFloat(s, 64); err == nil {
+	if f, err := strconv.ParseFloat(strings.TrimSpace(s), 64); err == nil {
 		return unixFloat(f)
 	}
 	return time.Time{}, fmt.Errorf("%q is not an ISO-8601 datetime (e.g. 2025-01-02T03:04:05.123Z)", s)
+}
+
+func parseISO(s string) (time.Time, bool) {
+	s = strings.TrimSpace(s)
+	for _, l := range layouts {
+		if t, err := time.Parse(l, s); err == nil {
+			return t.UTC(), true
+		}
+	}
+	return time.Time{}, false
 }
 
 func unixFloat(f float64) (time.Time, error) {
@@ -56,26 +67,20 @@ func (t *Time) UnmarshalJSON(b []byte) error {
 }
 
 func (t *Time) unmarshal(b []byte) error {
+	t.Time = time.Time{}
 	if bytes.Equal(b, []byte("null")) {
-		t.Time = time.Time{}
 		return nil
 	}
-	if len(b) > 0 && b[0] == '"' {
-		var s string
-		if err := json.Unmarshal(b, &s); err != nil {
-			return err
-		}
-		v, err := ParseTime(s)
-		t.Time = v
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
 		return err
 	}
-	f, err := strconv.ParseFloat(string(b), 64)
-	if err != nil {
-		return fmt.Errorf("%s is not a datetime", b)
+	v, ok := parseISO(s)
+	if !ok {
+		return fmt.Errorf("%q is not an ISO-8601 datetime", s)
 	}
-	v, err := unixFloat(f)
 	t.Time = v
-	return err
+	return nil
 }
 
 // MarshalJSON implements json.Marshaler.

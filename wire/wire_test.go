@@ -15,7 +15,7 @@ func TestParseTime(t *testing.T) {
 	want := time.Date(2025, 1, 2, 3, 4, 5, 123000000, time.UTC)
 	for _, in := range []string{
 		`"2025-01-02T03:04:05.123Z"`, `"2025-01-02T03:04:05.123+00:00"`, `"2025-01-02T05:04:05.123+02:00"`,
-		`"2025-01-02T03:04:05.123"`, `"2025-01-02 03:04:05.123"`, `1735787045.123`, `"1735787045.123"`,
+		`"2025-01-02T03:04:05.123"`, `"2025-01-02 03:04:05.123"`,
 	} {
 		var tm Time
 		if err := json.Unmarshal([]byte(in), &tm); err != nil {
@@ -25,10 +25,21 @@ func TestParseTime(t *testing.T) {
 			t.Errorf("%s parsed as %v, want %v", in, tm.Time, want)
 		}
 	}
-	for _, bad := range []string{`"yesterday"`, `true`, `"2025-13-45T00:00:00Z"`, `1e300`} {
+	// Numbers are refused in bodies: started_at: 1 is a mistake, not 1970.
+	for _, bad := range []string{`"yesterday"`, `true`, `"2025-13-45T00:00:00Z"`, `1e300`, `1`, `1735787045.123`, `"1735787045.123"`} {
 		var tm Time
 		if err := json.Unmarshal([]byte(bad), &tm); err == nil {
 			t.Errorf("%s accepted as %v", bad, tm.Time)
+		}
+	}
+}
+
+// Query literals compared with datetimes may be unix seconds.
+func TestParseTimeAcceptsUnixSeconds(t *testing.T) {
+	want := time.Date(2025, 1, 2, 3, 4, 5, 123000000, time.UTC)
+	for _, in := range []string{"1735787045.123", "2025-01-02T03:04:05.123Z"} {
+		if got, err := ParseTime(in); err != nil || !got.Equal(want) {
+			t.Errorf("ParseTime(%s) = %v, %v; want %v", in, got, err, want)
 		}
 	}
 }
@@ -102,6 +113,7 @@ func TestStartPartValidation(t *testing.T) {
 		{"no op", StartedCall{ProjectID: "e/p", StartedAt: Time{time.Now()}}, "op_name"},
 		{"long op", StartedCall{ProjectID: "e/p", OpName: long, StartedAt: Time{time.Now()}}, "op_name"},
 		{"no started_at", StartedCall{ProjectID: "e/p", OpName: "op"}, "started_at"},
+		{"otel_dump not object", StartedCall{ProjectID: "e/p", OpName: "op", StartedAt: Time{time.Now()}, OtelDump: json.RawMessage(`"span"`)}, "otel_dump"},
 		{"inputs not object", StartedCall{ProjectID: "e/p", OpName: "op", StartedAt: Time{time.Now()}, Inputs: json.RawMessage(`[1]`)}, "inputs"},
 	}
 	for _, tc := range tests {

@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"github.com/weftdev/weft/auth"
+	"github.com/weftdev/weft/internal/jsontext"
+	"github.com/weftdev/weft/wire"
 )
 
 // ReadBody reads the whole request body, decompressing gzip, and refuses
@@ -41,6 +43,22 @@ func ReadBody(r *http.Request, limit int64) ([]byte, error) {
 		return nil, tooLarge(limit)
 	}
 	return body, nil
+}
+
+// ReadJSON is ReadBody for a JSON body, made safe to store: invalid UTF-8
+// is refused with 400 naming the field, and lone surrogate escapes become
+// \ufffd (see jsontext.Sanitize).
+func ReadJSON(r *http.Request, limit int64) ([]byte, error) {
+	body, err := ReadBody(r, limit)
+	if err != nil {
+		return nil, err
+	}
+	body, err = jsontext.Sanitize(body)
+	var ue *jsontext.InvalidUTF8Error
+	if errors.As(err, &ue) {
+		return nil, &wire.FieldError{Field: ue.Path, Msg: ue.Error()}
+	}
+	return body, err
 }
 
 func tooLarge(limit int64) error {
@@ -93,11 +111,11 @@ func Authorize(ctx context.Context, projectID string, need auth.Access) (auth.Pr
 // send as JSON, or an error to map to a status.
 type BodyHandler func(r *http.Request, body []byte) (any, error)
 
-// JSON serves h: it reads the bounded body, calls h, and answers 200 with
+// JSON serves h: it reads the bounded body with ReadJSON, calls h, and answers 200 with
 // the result as JSON or the error in the Weave shape.
 func JSON(logger *slog.Logger, maxBytes int64, h BodyHandler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, err := ReadBody(r, maxBytes)
+		body, err := ReadJSON(r, maxBytes)
 		if err == nil {
 			var res any
 			if res, err = h(r, body); err == nil {

@@ -170,7 +170,7 @@ func consume(ctx context.Context, t *testing.T, addrs []string, n int) map[strin
 		Brokers: addrs, GroupID: "g1", Topic: "events",
 		StartOffset: kafka.FirstOffset, CommitInterval: 0,
 		MaxWait: 50 * time.Millisecond, HeartbeatInterval: 200 * time.Millisecond,
-		SessionTimeout: 2 * time.Second, RebalanceTimeout: 2 * time.Second,
+		SessionTimeout: 10 * time.Second, RebalanceTimeout: 10 * time.Second,
 	})
 	defer func() {
 		if err := r.Close(); err != nil {

@@ -44,7 +44,7 @@ func TestPoisonRecordsAreDeadLetteredAndDoNotBlock(t *testing.T) {
 	l.add(project, "before")
 	l.add(project, "after")
 	waitLanded(t, store, l)
-	waitFor(t, 30*time.Second, "three dead letters to be counted", func() bool { return proc.Stats().DeadLettered == 3 })
+	waitFor(t, 30*time.Second, "three dead letters to be counted", func() bool { return proc.Stats().DeadLettered >= 3 })
 
 	for _, m := range readTopic(ctx, t, cfg.Brokers, cfg.DeadLetterTopic, len(poison)) {
 		h := headerMap(m.Headers)
@@ -137,7 +137,7 @@ func readTopic(ctx context.Context, t *testing.T, brokers []string, topic string
 	t.Helper()
 	r := kafka.NewReader(kafka.ReaderConfig{Brokers: brokers, GroupID: topic + "-reader", Topic: topic,
 		StartOffset: kafka.FirstOffset, MaxWait: 100 * time.Millisecond,
-		HeartbeatInterval: 100 * time.Millisecond, SessionTimeout: time.Second})
+		HeartbeatInterval: 100 * time.Millisecond, SessionTimeout: 10 * time.Second})
 	defer r.Close()
 	var out []kafka.Message
 	for len(out) < n {

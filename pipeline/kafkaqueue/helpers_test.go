@@ -26,8 +26,11 @@ const testPartitions = 4
 
 var discard = slog.New(slog.DiscardHandler)
 
-// testConfig is tuned for a fast local cluster: short group timers,
-// small batches (so a run spans many batches), quick backoff.
+// testConfig is tuned for a fast local cluster: frequent heartbeats (so
+// members notice a rebalance at once), small batches (so a run spans many
+// batches), quick backoff. The session and rebalance timeouts stay long:
+// on a loaded CI machine a heartbeat can be late by a second, and a
+// member dropped for it causes a rebalance no test asked for.
 func testConfig(brokers []string, name string) Config {
 	cfg := DefaultConfig()
 	cfg.Brokers = brokers
@@ -39,7 +42,7 @@ func testConfig(brokers []string, name string) Config {
 	c.Group = name + "-group"
 	c.MaxBatchOps, c.BatchLinger = 100, 20*time.Millisecond
 	c.FetchMaxWait = 100 * time.Millisecond
-	c.HeartbeatInterval, c.SessionTimeout, c.RebalanceTimeout = 100*time.Millisecond, time.Second, 2*time.Second
+	c.HeartbeatInterval, c.SessionTimeout, c.RebalanceTimeout = 100*time.Millisecond, 10*time.Second, 10*time.Second
 	c.RetryBackoffMin, c.RetryBackoffMax = 10*time.Millisecond, 100*time.Millisecond
 	return cfg
 }

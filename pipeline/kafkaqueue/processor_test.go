@@ -169,8 +169,10 @@ func TestKilledProcessorBatchIsRedeliveredWithoutDuplicates(t *testing.T) {
 
 	second := startProcessor(t, cfg, store)
 	waitLanded(t, store, l)
+	// At least once: a rebalance may hand the second processor some
+	// records twice; waitLanded has checked that each call landed once.
 	waitFor(t, 30*time.Second, "the second processor to handle every record", func() bool {
-		return second.Stats().Records == total
+		return second.Stats().Records >= total
 	})
 }
 

@@ -1,6 +1,7 @@
 package otelmap
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"sync"
@@ -8,6 +9,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
+	"github.com/weftdev/weft/internal/jsontext"
 	"github.com/weftdev/weft/storage"
 )
 
@@ -179,6 +181,11 @@ func (r *Result) reject(ri, si, k int, span ptrace.Span, reason string) {
 }
 
 func (r *Result) add(c storage.Call) {
+	// Embedded JSON text attributes may hold lone surrogate escapes; they
+	// become U+FFFD here, as in every Weave write.
+	for _, doc := range []*json.RawMessage{&c.Attributes, &c.Inputs, &c.Output, &c.Summary, &c.OtelDump} {
+		*doc = jsontext.CleanSurrogates(*doc)
+	}
 	r.Parts = append(r.Parts, storage.CallPart{Kind: storage.PartComplete, Call: c})
 	for _, p := range r.Projects {
 		if p == c.ProjectID {

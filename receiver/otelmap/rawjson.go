@@ -5,11 +5,13 @@ import (
 	"encoding/json"
 	"math"
 	"strconv"
+
+	"github.com/weftdev/weft/internal/jsontext"
 )
 
 // isJSONText reports whether s is valid JSON in valid UTF-8, so that it
 // can be embedded in a document as is.
-func isJSONText(s string) bool { return validJSON(s) }
+func isJSONText(s string) bool { return jsontext.Valid(s) }
 
 // rawEntries lists the members of a JSON object in document order.
 func rawEntries(raw []byte) ([]entry, bool) {

@@ -4,16 +4,50 @@ import (
 	"context"
 	"net/http"
 	"strings"
+	"time"
 
 	"go.opentelemetry.io/collector/pdata/ptrace/ptraceotlp"
 	"google.golang.org/grpc"
 	_ "google.golang.org/grpc/encoding/gzip" // registers the gzip compressor OTLP exporters use
+	"google.golang.org/grpc/keepalive"
 	"google.golang.org/grpc/metadata"
 
 	"github.com/weftdev/weft/auth"
 	"github.com/weftdev/weft/consumer"
 	"github.com/weftdev/weft/internal/telemetry"
 )
+
+// ConnLimits bound the connections of the OTLP/gRPC server, as the HTTP
+// listener's are bounded.
+type ConnLimits struct {
+	// MaxConnectionIdle closes a connection that has had no call for this
+	// long (a GOAWAY; clients reconnect when they next export).
+	MaxConnectionIdle time.Duration
+	// KeepaliveMinTime is the shortest interval between client keepalive
+	// pings; a client pinging more often is disconnected. Pings on
+	// connections without calls are allowed, as exporters send them.
+	KeepaliveMinTime time.Duration
+	// MaxConcurrentStreams caps the calls in flight on one connection.
+	MaxConcurrentStreams uint32
+	// HandshakeTimeout bounds setting up a new connection.
+	HandshakeTimeout time.Duration
+}
+
+// ServerOptions are the grpc.ServerOptions enforcing l; zero fields keep
+// gRPC's defaults.
+func (l ConnLimits) ServerOptions() []grpc.ServerOption {
+	opts := []grpc.ServerOption{
+		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: l.KeepaliveMinTime, PermitWithoutStream: true}),
+		grpc.KeepaliveParams(keepalive.ServerParameters{MaxConnectionIdle: l.MaxConnectionIdle}),
+	}
+	if l.MaxConcurrentStreams > 0 {
+		opts = append(opts, grpc.MaxConcurrentStreams(l.MaxConcurrentStreams))
+	}
+	if l.HandshakeTimeout > 0 {
+		opts = append(opts, grpc.ConnectionTimeout(l.HandshakeTimeout))
+	}
+	return opts
+}
 
 // NewGRPCServer returns a gRPC server with the OTLP TraceService
 // registered. The largest accepted message is cfg.MaxRequestBytes after

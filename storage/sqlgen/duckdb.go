@@ -66,9 +66,12 @@ func (DuckDB) JSONPath(segs []querylang.Segment) string {
 	return sb.String()
 }
 
-// JSONValue implements Dialect.
+// JSONValue implements Dialect. DuckDB's JSON functions raise an error
+// for a whole document they cannot parse (one holding a lone surrogate
+// escape, which older versions stored): try() reads it as absent instead,
+// so one such row cannot fail every query on its project.
 func (d DuckDB) JSONValue(doc, path string) string {
-	return "list_transform([json_extract(" + doc + ", " + path + ")], lambda _wv: CASE" +
+	return "list_transform([try(json_extract(" + doc + ", " + path + "))], lambda _wv: CASE" +
 		" WHEN _wv IS NULL THEN ''" +
 		" WHEN json_type(_wv) = 'DOUBLE' THEN " + d.floatText("CAST(_wv AS DOUBLE)") +
 		" ELSE coalesce(json_extract_string(_wv, ''), '') END)[1]"
@@ -81,9 +84,9 @@ func (DuckDB) floatText(x string) string {
 		" THEN CAST(CAST(" + x + " AS HUGEINT) AS VARCHAR) ELSE CAST(" + x + " AS VARCHAR) END"
 }
 
-// JSONExists implements Dialect.
+// JSONExists implements Dialect; try() as in JSONValue.
 func (DuckDB) JSONExists(doc, path string) string {
-	return "(coalesce(json_type(" + doc + ", " + path + "), 'NULL') <> 'NULL')"
+	return "(coalesce(try(json_type(" + doc + ", " + path + ")), 'NULL') <> 'NULL')"
 }
 
 // TextLength implements Dialect.

@@ -1,4 +1,4 @@
-package otelmap
+package jsontext
 
 import (
 	"encoding/json"
@@ -32,25 +32,25 @@ func TestValidJSON(t *testing.T) {
 		{"\"\xff\"", false},
 		{`[1] [2]`, false},
 		{`tru`, false},
-		{strings.Repeat("[", maxJSONDepth) + strings.Repeat("]", maxJSONDepth), true},
-		{strings.Repeat("[", maxJSONDepth+1) + strings.Repeat("]", maxJSONDepth+1), false},
+		{strings.Repeat("[", MaxDepth) + strings.Repeat("]", MaxDepth), true},
+		{strings.Repeat("[", MaxDepth+1) + strings.Repeat("]", MaxDepth+1), false},
 	}
 	for _, tc := range tests {
-		if got := validJSON(tc.in); got != tc.want {
-			t.Errorf("validJSON(%.40q) = %v, want %v", tc.in, got, tc.want)
+		if got := Valid(tc.in); got != tc.want {
+			t.Errorf("Valid(%.40q) = %v, want %v", tc.in, got, tc.want)
 		}
 	}
 }
 
-// FuzzValidJSON checks the fast validator against encoding/json.
-func FuzzValidJSON(f *testing.F) {
+// FuzzValid checks the fast validator against encoding/json.
+func FuzzValid(f *testing.F) {
 	for _, s := range []string{`{"a":[1,2,{"b":null}]}`, `[1e5,-0.0,"\u00e9"]`, `"\ud800"`, "\"\xff\"", `{"a":1,}`, ` 7 `} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		want := json.Valid([]byte(s)) && utf8.ValidString(s)
-		if got := validJSON(s); got != want {
-			t.Fatalf("validJSON(%.200q) = %v, encoding/json says %v", s, got, want)
+		if got := Valid(s); got != want {
+			t.Fatalf("Valid(%.200q) = %v, encoding/json says %v", s, got, want)
 		}
 	})
 }

@@ -1,12 +1,14 @@
-package otelmap
+package jsontext
 
 import "unicode/utf8"
 
-// validJSON reports whether s is exactly one JSON value, optionally
+// Valid reports whether s is exactly one JSON value, optionally
 // surrounded by whitespace, in valid UTF-8: the answer of json.Valid plus
 // utf8.ValidString, in one pass and several times faster. Deciding whether
-// string attributes are embeddable JSON is the hottest step of mapping.
-func validJSON(s string) bool {
+// OTLP string attributes are embeddable JSON is the hottest step of
+// mapping spans. Lone surrogate escapes pass, as they do in json.Valid;
+// CleanSurrogates rewrites them.
+func Valid(s string) bool {
 	p := jsonScan{s: s}
 	p.ws()
 	if !p.value(0) {
@@ -16,8 +18,8 @@ func validJSON(s string) bool {
 	return p.i == len(s)
 }
 
-// maxJSONDepth is encoding/json's nesting limit.
-const maxJSONDepth = 10000
+// MaxDepth is encoding/json's nesting limit, which Valid applies too.
+const MaxDepth = 10000
 
 type jsonScan struct {
 	s string
@@ -41,9 +43,9 @@ func (p *jsonScan) value(depth int) bool {
 	}
 	switch c := p.s[p.i]; {
 	case c == '{':
-		return depth < maxJSONDepth && p.object(depth+1)
+		return depth < MaxDepth && p.object(depth+1)
 	case c == '[':
-		return depth < maxJSONDepth && p.array(depth+1)
+		return depth < MaxDepth && p.array(depth+1)
 	case c == '"':
 		return p.str()
 	case c == '-' || (c >= '0' && c <= '9'):
