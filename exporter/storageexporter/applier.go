@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/weftdev/weft/internal/wal"
 	"github.com/weftdev/weft/storage"
 )
 
@@ -22,16 +24,24 @@ const appliedFile = "applied"
 // retryPause is the wait before a failed store write is tried again.
 const retryPause = 500 * time.Millisecond
 
-// applyLoop writes the log's backlog to the store, as much as MaxApplyOps
-// at a time, until stopped with nothing left.
+// maxApplyBytes bounds the log bytes read for one store transaction, so
+// that large records cannot make an apply batch hold more than tens of
+// megabytes in memory.
+const maxApplyBytes = 16 << 20
+
+// applyLoop writes the log's backlog to the store, reading it back from
+// the log, as much as MaxApplyOps records at a time, until stopped with
+// nothing left.
 func (e *Exporter) applyLoop() {
 	defer close(e.exited)
+	r := e.log.NewReader(e.applied)
+	defer r.Close()
 	for {
 		batches, ok := e.take()
 		if !ok {
 			return
 		}
-		e.applyBatches(batches)
+		e.applyBatches(batches, e.readBatches(r, batches))
 	}
 }
 
@@ -41,9 +51,10 @@ func (e *Exporter) take() ([]*logged, bool) {
 	for {
 		e.mu.Lock()
 		if n := len(e.pending); n > 0 {
-			ops, k := 0, 0
-			for k < n && (k == 0 || ops+len(e.pending[k].ops) <= e.cfg.MaxApplyOps) {
-				ops += len(e.pending[k].ops)
+			ops, bytes, k := 0, int64(0), 0
+			for k < n && (k == 0 || (ops+e.pending[k].ops <= e.cfg.MaxApplyOps && bytes+e.pending[k].bytes <= maxApplyBytes)) {
+				ops += e.pending[k].ops
+				bytes += e.pending[k].bytes
 				k++
 			}
 			out := append([]*logged(nil), e.pending[:k]...)
@@ -59,24 +70,45 @@ func (e *Exporter) take() ([]*logged, bool) {
 	}
 }
 
+// readBatches reads the batches' records back from the log. A record that
+// cannot be read or decoded (the log was damaged under a running server)
+// is reported and skipped: its batch stores nothing.
+func (e *Exporter) readBatches(r *wal.Reader, batches []*logged) [][]storage.CallOp {
+	out := make([][]storage.CallOp, len(batches))
+	for i, b := range batches {
+		seq, rec, err := r.Next(b.seq)
+		if err == nil && seq != b.seq {
+			err = fmt.Errorf("read record %d, expected %d", seq, b.seq)
+		}
+		if err == nil {
+			out[i], err = decodeRecord(rec)
+		}
+		if err != nil {
+			e.m.rejected.Add(float64(b.ops))
+			e.logger.Error("storage exporter: an acknowledged batch cannot be read back from the log", "seq", b.seq, "records", b.ops, "err", err)
+		}
+	}
+	return out
+}
+
 // applyBatches merges the batches into one write, retries while the store
 // is unavailable, and then retires them from the backlog.
-func (e *Exporter) applyBatches(batches []*logged) {
+func (e *Exporter) applyBatches(batches []*logged, ops [][]storage.CallOp) {
 	var all []storage.CallOp
-	for _, b := range batches {
-		all = append(all, b.ops...)
+	for _, o := range ops {
+		all = append(all, o...)
 	}
 	merged, index := storage.MergeOps(all)
 	results := e.applyUntilStored(merged)
 	at := 0
-	for _, b := range batches {
+	for i, b := range batches {
 		if b.done != nil {
-			b.results = make([]storage.CallOpResult, len(b.ops))
-			for i := range b.ops {
-				b.results[i] = results[index[at+i]]
+			b.results = make([]storage.CallOpResult, b.ops)
+			for j := range ops[i] {
+				b.results[j] = results[index[at+j]]
 			}
 		}
-		at += len(b.ops)
+		at += len(ops[i])
 	}
 	e.retire(batches)
 }
@@ -174,7 +206,7 @@ func (e *Exporter) retire(batches []*logged) {
 	e.mu.Lock()
 	e.pending = e.pending[len(batches):]
 	for _, b := range batches {
-		e.pendOps -= len(b.ops)
+		e.pendOps -= b.ops
 		e.pendBytes -= b.bytes
 	}
 	e.setGauges()
@@ -207,41 +239,46 @@ func (e *Exporter) recordApplied(seq uint64) {
 // replay writes to the store what the log holds past the recorded
 // progress, in transactions of up to MaxApplyOps records.
 func (e *Exporter) replay(ctx context.Context) error {
-	after := readApplied(e.cfg.Dir)
+	after, last := readApplied(e.cfg.Dir), e.log.LastSeq()
+	r := e.log.NewReader(min(after, last))
+	defer r.Close()
 	var chunk []storage.CallOp
-	flush := func() {
-		if len(chunk) > 0 {
-			merged, _ := storage.MergeOps(chunk)
-			e.applyUntilStored(merged)
-			chunk = chunk[:0]
-		}
-	}
-	var replayed int
-	err := e.log.Replay(after, func(_ uint64, rec []byte) error {
+	replayed := 0
+	for {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		ops, err := decodeOps(rec)
+		_, rec, err := r.Next(last)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		ops, err := decodeRecord(rec)
 		if err != nil {
 			return err
 		}
 		replayed += len(ops)
 		if chunk = append(chunk, ops...); len(chunk) >= e.cfg.MaxApplyOps {
-			flush()
+			e.applyMerged(chunk)
+			chunk = chunk[:0]
 		}
-		return nil
-	})
-	if err != nil {
-		return err
 	}
-	flush()
-	last := e.log.LastSeq()
+	e.applyMerged(chunk)
 	e.acked, e.applied = last, last
 	if replayed > 0 {
 		e.logger.Info("storage exporter: stored the write-ahead log's backlog", "records", replayed)
 	}
 	e.recordApplied(last)
 	return nil
+}
+
+func (e *Exporter) applyMerged(ops []storage.CallOp) {
+	if len(ops) > 0 {
+		merged, _ := storage.MergeOps(ops)
+		e.applyUntilStored(merged)
+	}
 }
 
 func readApplied(dir string) uint64 {

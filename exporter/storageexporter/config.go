@@ -16,15 +16,15 @@ type Config struct {
 	// Dir holds the log's segment files. Default <data_dir>/wal.
 	Dir string `yaml:"dir"`
 	// MaxUnappliedOps bounds call records acknowledged but not yet in the
-	// store; beyond it writes get 429. Default 500000.
+	// store; beyond it writes get 429. Default 2000000.
 	MaxUnappliedOps int `yaml:"max_unapplied_ops"`
-	// MaxUnappliedBytes bounds their encoded bytes, which are held in
-	// memory until applied. Default 128 MiB.
+	// MaxUnappliedBytes bounds the log bytes they take on disk (they are
+	// read back from the log, not held in memory). Default 1 GiB.
 	MaxUnappliedBytes int64 `yaml:"max_unapplied_bytes"`
 	// SegmentBytes is the size of one log file. Default 64 MiB.
 	SegmentBytes int64 `yaml:"segment_bytes"`
 	// MaxApplyOps is the most call records written to the store in one
-	// transaction. Default 100000.
+	// transaction. Default 50000.
 	MaxApplyOps int `yaml:"max_apply_ops"`
 }
 
@@ -32,10 +32,10 @@ type Config struct {
 func DefaultConfig() Config {
 	return Config{
 		Enabled:           true,
-		MaxUnappliedOps:   500_000,
-		MaxUnappliedBytes: 128 << 20,
+		MaxUnappliedOps:   2_000_000,
+		MaxUnappliedBytes: 1 << 30,
 		SegmentBytes:      64 << 20,
-		MaxApplyOps:       100_000,
+		MaxApplyOps:       50_000,
 	}
 }
 

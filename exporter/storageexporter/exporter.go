@@ -41,10 +41,11 @@ type Exporter struct {
 	exited    chan struct{}
 }
 
-// logged is one acknowledged batch waiting for the store.
+// logged is one acknowledged batch waiting for the store. Its records are
+// read back from the log when applied, not kept in memory.
 type logged struct {
 	seq   uint64
-	ops   []storage.CallOp
+	ops   int
 	bytes int64
 	// done is set when the caller waits for the store's results (a
 	// delete answers how many calls it deleted).
@@ -154,8 +155,8 @@ func (e *Exporter) isRunning() bool {
 // applier. Only a batch with a delete waits for the store, because its
 // result (how many calls were deleted) comes from there.
 func (e *Exporter) consumeLogged(ctx context.Context, ops []storage.CallOp) ([]storage.CallOpResult, error) {
-	rec := encodeOps(make([]byte, 0, sizeHint(ops)), ops)
-	b := &logged{ops: ops, bytes: int64(len(rec))}
+	rec := compressRecord(encodeOps(make([]byte, 0, sizeHint(ops)), ops))
+	b := &logged{ops: len(ops), bytes: int64(len(rec))}
 	if hasDelete(ops) {
 		b.done = make(chan error, 1)
 	}
@@ -200,13 +201,13 @@ func (e *Exporter) admit(b *logged) error {
 	switch {
 	case !e.started || e.stopped:
 		return consumer.ErrStopped
-	case len(b.ops) > e.cfg.MaxUnappliedOps || b.bytes > e.cfg.MaxUnappliedBytes:
+	case b.ops > e.cfg.MaxUnappliedOps || b.bytes > e.cfg.MaxUnappliedBytes:
 		return fmt.Errorf("%w: batch of %d records / %d bytes is above wal.max_unapplied_ops / wal.max_unapplied_bytes; split it",
-			storage.ErrTooLarge, len(b.ops), b.bytes)
-	case e.pendOps+len(b.ops) > e.cfg.MaxUnappliedOps || e.pendBytes+b.bytes > e.cfg.MaxUnappliedBytes:
+			storage.ErrTooLarge, b.ops, b.bytes)
+	case e.pendOps+b.ops > e.cfg.MaxUnappliedOps || e.pendBytes+b.bytes > e.cfg.MaxUnappliedBytes:
 		return consumer.ErrOverloaded
 	}
-	e.pendOps += len(b.ops)
+	e.pendOps += b.ops
 	e.pendBytes += b.bytes
 	e.setGauges()
 	return nil
@@ -215,7 +216,7 @@ func (e *Exporter) admit(b *logged) error {
 func (e *Exporter) unadmit(b *logged) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	e.pendOps -= len(b.ops)
+	e.pendOps -= b.ops
 	e.pendBytes -= b.bytes
 	e.setGauges()
 }

@@ -153,3 +153,36 @@ func FuzzOpen(f *testing.F) {
 		}
 	})
 }
+
+// A reader follows the log as it grows across segments, reading only what
+// was appended.
+func TestReaderFollowsAppends(t *testing.T) {
+	l := openLog(t, t.TempDir(), 64)
+	r := l.NewReader(0)
+	defer r.Close()
+	var got []string
+	for i := range 6 {
+		last, err := l.Append([]byte(fmt.Sprintf("rec-%d", i)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for {
+			_, p, err := r.Next(last)
+			if err != nil {
+				break
+			}
+			got = append(got, string(p))
+		}
+	}
+	if fmt.Sprint(got) != "[rec-0 rec-1 rec-2 rec-3 rec-4 rec-5]" {
+		t.Fatalf("read %v", got)
+	}
+	if _, _, err := r.Next(6); err == nil {
+		t.Fatal("read past the last record")
+	}
+	r2 := l.NewReader(3)
+	defer r2.Close()
+	if seq, p, err := r2.Next(6); err != nil || seq != 4 || string(p) != "rec-3" {
+		t.Fatalf("reader after 3: %d %q %v", seq, p, err)
+	}
+}
