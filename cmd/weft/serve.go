@@ -30,6 +30,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer, getenv 
 		return err
 	}
 	logger := newLogger(stderr, cfg.LogLevel)
+	setMemoryLimit(getenv)
 	srv, err := app.New(ctx, cfg, logger)
 	if err != nil {
 		return err
