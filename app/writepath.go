@@ -35,7 +35,7 @@ type writePath struct {
 }
 
 // buildWritePath assembles the pipeline for the configured roles.
-func buildWritePath(ctx context.Context, cfg config.Config, roles config.Roles, store storage.CallWriter, backendName string, m *telemetry.Metrics, logger *slog.Logger) (*writePath, error) {
+func buildWritePath(ctx context.Context, cfg config.Config, roles config.Roles, store backend, backendName string, m *telemetry.Metrics, logger *slog.Logger) (*writePath, error) {
 	w := &writePath{front: stoppedFront{}}
 	if len(cfg.BrokerList()) == 0 {
 		front, exp, err := w.storageChain(ctx, cfg, store, backendName, "", m, logger)
@@ -54,6 +54,7 @@ func buildWritePath(ctx context.Context, cfg config.Config, roles config.Roles, 
 		if err := w.kafkaChain(ctx, cfg, m, logger); err != nil {
 			return nil, err
 		}
+		w.front = deleteCounter{next: w.front, calls: store}
 	}
 	if roles.Process {
 		front, exp, err := w.storageChain(ctx, cfg, store, backendName, "process", m, logger)
