@@ -49,7 +49,8 @@ func (s *Server) routes() http.Handler {
 		queryapi.NewCostsAPI(s.store, max, s.logger).Register(mux, authn)
 		s.feedback.Register(mux, authn)
 	}
-	return recoverPanics(s.logger, mux)
+	inflight := httpapi.NewInflight(s.cfg.Connections.MaxInflightBytes)
+	return recoverPanics(s.logger, inflight.Limit(mux, "/file/create", "/files/create"))
 }
 
 func recoverPanics(logger interface {

@@ -30,6 +30,11 @@ type Connections struct {
 	// GRPCKeepaliveMinTime is the shortest interval a gRPC client may
 	// ping at; one pinging more often is disconnected. 10s.
 	GRPCKeepaliveMinTime time.Duration `yaml:"grpc_keepalive_min_time"`
+	// MaxInflightBytes bounds the request body bytes read and decoded at
+	// once across all HTTP requests (compressed bodies count four times);
+	// beyond it requests get 429 with Retry-After. File uploads, which
+	// stream to disk, are not counted. 64 MiB.
+	MaxInflightBytes int64 `yaml:"max_inflight_bytes"`
 }
 
 // DefaultConnections returns the documented defaults.
@@ -42,6 +47,7 @@ func DefaultConnections() Connections {
 		MaxConnections:           1024,
 		GRPCMaxConcurrentStreams: 100,
 		GRPCKeepaliveMinTime:     10 * time.Second,
+		MaxInflightBytes:         64 << 20,
 	}
 }
 
@@ -61,6 +67,9 @@ func (c Connections) validate() []error {
 	}
 	if c.MaxConnections < 1 {
 		errs = append(errs, fmt.Errorf("connections.max_connections: %d must be at least 1", c.MaxConnections))
+	}
+	if c.MaxInflightBytes < 1<<20 {
+		errs = append(errs, fmt.Errorf("connections.max_inflight_bytes: %d must be at least 1048576 (1 MiB)", c.MaxInflightBytes))
 	}
 	if c.GRPCMaxConcurrentStreams < 1 {
 		errs = append(errs, fmt.Errorf("connections.grpc_max_concurrent_streams: %d must be at least 1", c.GRPCMaxConcurrentStreams))
