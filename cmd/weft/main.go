@@ -26,6 +26,10 @@ commands:
   keys      manage API keys: create, list, revoke (see 'weft keys -h')
   migrate   apply storage migrations and exit
   version   print the version
+
+serve, keys and migrate read the same settings the same way: --config FILE
+(env WEFT_CONFIG), --data-dir, --clickhouse-dsn, --kafka-brokers,
+--log-level and the WEFT_* variables (see 'weft serve -h').
 `
 
 func main() {
