@@ -17,55 +17,95 @@ import (
 // binding ties one setting to its flag and environment variable.
 type binding struct {
 	flag, env, usage string
-	target           any // *string or *int64 inside a Config
+	target           any  // *string or *int64 inside a Config
+	admin            bool // the admin commands (keys, migrate) take the flag too
 }
 
 func bindings(c *Config) []binding {
 	return []binding{
-		{"listen", "WEFT_LISTEN", "HTTP listen address", &c.Listen},
-		{"otlp-grpc-listen", "WEFT_OTLP_GRPC_LISTEN", "OTLP/gRPC listen address (empty disables)", &c.OTLPGRPCListen},
-		{"data-dir", "WEFT_DATA_DIR", "data directory (database, keys)", &c.DataDir},
-		{"max-request-bytes", "WEFT_MAX_REQUEST_BYTES", "largest accepted request body", &c.MaxRequestBytes},
-		{"log-level", "WEFT_LOG_LEVEL", "debug, info, warn or error", &c.LogLevel},
-		{"debug-listen", "WEFT_DEBUG_LISTEN", "pprof address (empty disables)", &c.DebugListen},
-		{"metrics-listen", "WEFT_METRICS_LISTEN", "serve /metrics here instead of on the API listener", &c.MetricsListen},
-		{"roles", "WEFT_ROLES", "comma-separated roles: ingest, process, query", &c.Roles},
-		{"kafka-brokers", "WEFT_KAFKA_BROKERS", "Kafka bootstrap brokers, comma-separated (scale-out)", &c.KafkaBrokers},
-		{"clickhouse-dsn", "WEFT_CLICKHOUSE_DSN", "ClickHouse DSN, clickhouse:// or http:// (scale-out)", &c.ClickHouseDSN},
+		{"listen", "WEFT_LISTEN", "HTTP listen address", &c.Listen, false},
+		{"otlp-grpc-listen", "WEFT_OTLP_GRPC_LISTEN", "OTLP/gRPC listen address (empty disables)", &c.OTLPGRPCListen, false},
+		{"data-dir", "WEFT_DATA_DIR", "data directory (database, keys)", &c.DataDir, true},
+		{"max-request-bytes", "WEFT_MAX_REQUEST_BYTES", "largest accepted request body", &c.MaxRequestBytes, false},
+		{"log-level", "WEFT_LOG_LEVEL", "debug, info, warn or error", &c.LogLevel, true},
+		{"debug-listen", "WEFT_DEBUG_LISTEN", "pprof address (empty disables)", &c.DebugListen, false},
+		{"metrics-listen", "WEFT_METRICS_LISTEN", "serve /metrics here instead of on the API listener", &c.MetricsListen, false},
+		{"roles", "WEFT_ROLES", "comma-separated roles: ingest, process, query", &c.Roles, false},
+		{"kafka-brokers", "WEFT_KAFKA_BROKERS", "Kafka bootstrap brokers, comma-separated (scale-out)", &c.KafkaBrokers, true},
+		{"clickhouse-dsn", "WEFT_CLICKHOUSE_DSN", "ClickHouse DSN, clickhouse:// or http:// (scale-out)", &c.ClickHouseDSN, true},
 	}
+}
+
+// Scope says which settings a command takes as flags.
+type Scope int
+
+const (
+	// ServeFlags: every setting that has a flag.
+	ServeFlags Scope = iota
+	// AdminFlags: the settings that say where the store and Kafka are
+	// (--data-dir, --clickhouse-dsn, --kafka-brokers) and --log-level, for
+	// commands that prepare or change state and exit.
+	AdminFlags
+)
+
+// Flags are the settings' flags on one command's flag set: --config and a
+// flag per setting in its scope. Every command that reads the
+// configuration registers them the same way, so they share flag names,
+// environment variables (all of them, whatever the scope), the file and
+// the precedence.
+type Flags struct {
+	fs         *flag.FlagSet
+	getenv     func(string) string
+	configPath *string
+	values     map[string]*string
+}
+
+// RegisterFlags adds --config and the flags of the settings in scope to
+// fs. Parse fs, then call Config.
+func RegisterFlags(fs *flag.FlagSet, scope Scope, getenv func(string) string) *Flags {
+	f := &Flags{fs: fs, getenv: getenv, values: map[string]*string{}}
+	f.configPath = fs.String("config", getenv("WEFT_CONFIG"), "YAML config file (env WEFT_CONFIG)")
+	for _, b := range bindings(&Config{}) {
+		if scope == ServeFlags || b.admin {
+			f.values[b.flag] = fs.String(b.flag, "", b.usage+" (env "+b.env+")")
+		}
+	}
+	return f
 }
 
 // Load builds the configuration from args (flags after the subcommand) and
 // the environment. The config file comes from --config or WEFT_CONFIG.
 func Load(args []string, getenv func(string) string) (Config, error) {
-	cfg := Default()
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	configPath := fs.String("config", getenv("WEFT_CONFIG"), "YAML config file (env WEFT_CONFIG)")
-	flagVals := map[string]*string{}
-	for _, b := range bindings(&cfg) {
-		flagVals[b.flag] = fs.String(b.flag, "", b.usage+" (env "+b.env+")")
-	}
+	fs := flag.NewFlagSet("weft", flag.ContinueOnError)
+	f := RegisterFlags(fs, ServeFlags, getenv)
 	if err := fs.Parse(args); err != nil {
 		return Config{}, err
 	}
 	if fs.NArg() > 0 {
 		return Config{}, fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
-	if *configPath != "" {
-		if err := loadFile(*configPath, &cfg); err != nil {
+	return f.Config()
+}
+
+// Config builds the validated configuration once the flag set is parsed:
+// defaults, then the file, then the environment, then the flags given.
+func (f *Flags) Config() (Config, error) {
+	cfg := Default()
+	if *f.configPath != "" {
+		if err := loadFile(*f.configPath, &cfg); err != nil {
 			return Config{}, err
 		}
 	}
 	set := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	f.fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
 	for _, b := range bindings(&cfg) {
-		if v := getenv(b.env); v != "" {
+		if v := f.getenv(b.env); v != "" {
 			if err := assign(b.target, v); err != nil {
 				return Config{}, fmt.Errorf("env %s: %w", b.env, err)
 			}
 		}
 		if set[b.flag] {
-			if err := assign(b.target, *flagVals[b.flag]); err != nil {
+			if err := assign(b.target, *f.values[b.flag]); err != nil {
 				return Config{}, fmt.Errorf("flag --%s: %w", b.flag, err)
 			}
 		}

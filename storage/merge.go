@@ -18,7 +18,7 @@ func MergeOps(ops []CallOp) (merged []CallOp, index []int) {
 		}
 		key := callKey{op.Part.Call.ProjectID, op.Part.Call.ID}
 		if at, ok := run[key]; ok {
-			mergePart(merged[at].Part, op.Part)
+			FoldPart(merged[at].Part, op.Part)
 			index[i] = at
 			continue
 		}
@@ -32,9 +32,11 @@ func MergeOps(ops []CallOp) (merged []CallOp, index []int) {
 
 type callKey struct{ project, id string }
 
-// mergePart applies src, which arrived after dst, on top of dst: each side
-// src carries overwrites that side of dst (last write wins per side).
-func mergePart(dst, src *CallPart) {
+// FoldPart applies src, which arrived after dst, on top of dst: each side
+// src carries overwrites that side of dst (last write wins per side). It is
+// the one merge rule for parts of a call, whether both come from one batch
+// (MergeOps) or dst is the row a backend stored earlier.
+func FoldPart(dst, src *CallPart) {
 	if src.Kind.HasStart() {
 		copyStart(&dst.Call, &src.Call)
 	}

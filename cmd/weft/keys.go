@@ -3,9 +3,9 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -15,53 +15,70 @@ import (
 )
 
 const keysUsage = `usage:
-  weft keys create --data-dir DIR --entity NAME [--role admin|member|viewer] [--user ID]
-  weft keys list   --data-dir DIR
-  weft keys revoke --data-dir DIR KEY_ID
+  weft keys create [SETTINGS] --entity NAME [--role admin|member|viewer] [--user ID]
+  weft keys list   [SETTINGS]
+  weft keys revoke [SETTINGS] KEY_ID
 
-With --clickhouse-dsn DSN (env WEFT_CLICKHOUSE_DSN) the keys live in
-ClickHouse, shared by every role of a scale-out deployment, instead of DIR.
-Works whether or not a server is running; running servers see changes
-within a second.
+SETTINGS are read as 'weft serve' reads them, so the server's weft.yaml
+works here too: --config FILE, --data-dir DIR, --clickhouse-dsn DSN,
+--kafka-brokers, --log-level, the WEFT_* environment variables, with the
+same precedence (flag, environment, file, default). Keys live in data_dir,
+or in ClickHouse when clickhouse_dsn is set, shared by every role of a
+scale-out deployment. Works whether or not a server is running; running
+servers see changes within a second.
 `
+
+// keyFlags are the flags of keys create.
+type keyFlags struct{ entity, role, user *string }
 
 func keys(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) error {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, keysUsage)
 		return errors.New("keys: no subcommand given")
 	}
-	fs := flag.NewFlagSet("keys "+args[0], flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	dataDir := fs.String("data-dir", envOr(getenv, "WEFT_DATA_DIR", "./weft-data"), "data directory (env WEFT_DATA_DIR)")
-	entity := fs.String("entity", "", "entity (team) the key is a member of")
-	role := fs.String("role", "member", "admin, member or viewer")
-	user := fs.String("user", "", "user id the key belongs to (default: a new one)")
-	dsn := fs.String("clickhouse-dsn", getenv("WEFT_CLICKHOUSE_DSN"), "keep keys in this ClickHouse (env WEFT_CLICKHOUSE_DSN)")
+	if args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		fmt.Fprint(stdout, keysUsage)
+		return nil
+	}
+	fs, settings := settingsFlags("keys "+args[0], config.AdminFlags, stderr, getenv)
+	kf := keyFlags{
+		entity: fs.String("entity", "", "entity (team) the key is a member of"),
+		role:   fs.String("role", "member", "admin, member or viewer"),
+		user:   fs.String("user", "", "user id the key belongs to (default: a new one)"),
+	}
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
 	}
-	store, closeStore, err := keyStore(ctx, *dataDir, *dsn, stderr)
+	cfg, err := settings.Config()
+	if err != nil {
+		return err
+	}
+	store, closeStore, err := keyStore(ctx, cfg, stderr)
 	if err != nil {
 		return err
 	}
 	defer closeStore()
-	switch args[0] {
+	return keysRun(ctx, store, args[0], kf, fs.Args(), stdout, stderr)
+}
+
+func keysRun(ctx context.Context, store auth.KeyStore, sub string, kf keyFlags, args []string, stdout, stderr io.Writer) error {
+	switch sub {
 	case "create":
-		return keysCreate(ctx, store, *entity, *role, *user, stdout)
+		return keysCreate(ctx, store, *kf.entity, *kf.role, *kf.user, stdout)
 	case "list":
 		return keysList(ctx, store, stdout)
 	case "revoke":
-		if fs.NArg() != 1 {
+		if len(args) != 1 {
 			return errors.New("keys revoke: give exactly one KEY_ID (see 'weft keys list')")
 		}
-		if err := store.RevokeKey(ctx, fs.Arg(0), time.Now()); err != nil {
+		if err := store.RevokeKey(ctx, args[0], time.Now()); err != nil {
 			return err
 		}
-		fmt.Fprintf(stdout, "revoked %s\n", fs.Arg(0))
+		fmt.Fprintf(stdout, "revoked %s\n", args[0])
 		return nil
 	}
 	fmt.Fprint(stderr, keysUsage)
-	return fmt.Errorf("keys: unknown subcommand %q", args[0])
+	return fmt.Errorf("keys: unknown subcommand %q", sub)
 }
 
 func keysCreate(ctx context.Context, store auth.KeyStore, entity, role, user string, stdout io.Writer) error {
@@ -100,24 +117,25 @@ func keysList(ctx context.Context, store auth.KeyStore, stdout io.Writer) error 
 	return tw.Flush()
 }
 
-func envOr(getenv func(string) string, key, def string) string {
-	if v := getenv(key); v != "" {
-		return v
+// keyStore opens the key file in data_dir, or the ClickHouse key table
+// when clickhouse_dsn is set (migrating first unless migrate_on_start is
+// false).
+func keyStore(ctx context.Context, cfg config.Config, stderr io.Writer) (auth.KeyStore, func(), error) {
+	if cfg.ClickHouseDSN == "" {
+		return auth.NewFileStore(cfg.DataDir), func() {}, nil
 	}
-	return def
-}
-
-// keyStore opens the key file in dataDir, or the ClickHouse key table when
-// a DSN is given.
-func keyStore(ctx context.Context, dataDir, dsn string, stderr io.Writer) (auth.KeyStore, func(), error) {
-	if dsn == "" {
-		return auth.NewFileStore(dataDir), func() {}, nil
-	}
-	cfg := config.Default()
-	cfg.ClickHouseDSN, cfg.MigrateOnStart = dsn, true
-	store, err := app.OpenClickHouse(ctx, cfg, newLogger(stderr, "warn"))
+	store, err := app.OpenClickHouse(ctx, cfg, newLogger(stderr, quietLevel(cfg.LogLevel)))
 	if err != nil {
 		return nil, nil, err
 	}
 	return store, func() { _ = store.Close() }, nil
+}
+
+// quietLevel is the log level of a command whose answer is its output:
+// warnings and errors only, or less if log_level asks for less.
+func quietLevel(level string) string {
+	if strings.EqualFold(level, "error") {
+		return "error"
+	}
+	return "warn"
 }

@@ -2,7 +2,7 @@
 //
 //	weft serve     run the server (embedded DuckDB by default)
 //	weft keys      create, list and revoke API keys
-//	weft migrate   apply storage migrations and exit
+//	weft migrate   apply storage migrations, create Kafka topics, and exit
 //	weft version   print the version
 //
 // main is the only place that exits the process.
@@ -24,8 +24,12 @@ const usage = `usage: weft <command> [flags]
 commands:
   serve     run the server (see 'weft serve -h')
   keys      manage API keys: create, list, revoke (see 'weft keys -h')
-  migrate   apply storage migrations and exit
+  migrate   apply storage migrations and create the Kafka topics, then exit
   version   print the version
+
+serve, keys and migrate read the same settings the same way: --config FILE
+(env WEFT_CONFIG), --data-dir, --clickhouse-dsn, --kafka-brokers,
+--log-level and the WEFT_* variables (see 'weft serve -h').
 `
 
 func main() {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -13,7 +12,6 @@ import (
 	"github.com/weftdev/weft/app"
 	"github.com/weftdev/weft/auth"
 	"github.com/weftdev/weft/config"
-	"github.com/weftdev/weft/storage/duckdb"
 )
 
 func versionString() string { return "weft " + app.Version }
@@ -25,7 +23,7 @@ func newLogger(w io.Writer, level string) *slog.Logger {
 }
 
 func serve(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) error {
-	cfg, err := config.Load(args, getenv)
+	cfg, err := loadSettings("serve", config.ServeFlags, args, stderr, getenv)
 	if err != nil {
 		return err
 	}
@@ -51,31 +49,4 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer, getenv 
 	}
 	fmt.Fprintf(stdout, "weft %s listening on http://%s (data in %s)\n", app.Version, srv.Addr(), cfg.DataDir)
 	return srv.Serve(ctx)
-}
-
-func migrate(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) error {
-	cfg, err := config.Load(args, getenv)
-	if err != nil {
-		return err
-	}
-	logger := newLogger(stderr, cfg.LogLevel)
-	if cfg.ClickHouseDSN != "" {
-		cfg.MigrateOnStart = true
-		store, err := app.OpenClickHouse(ctx, cfg, logger)
-		if err != nil {
-			return err
-		}
-		applied, err := store.AppliedMigrations(ctx)
-		if err != nil {
-			return errors.Join(err, store.Close())
-		}
-		fmt.Fprintf(stdout, "ClickHouse schema up to date (%d migrations applied)\n", len(applied))
-		return store.Close()
-	}
-	store, err := duckdb.Open(ctx, cfg.DataDir, logger)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(stdout, "migrations applied to %s\n", filepath.Join(cfg.DataDir, duckdb.FileName))
-	return store.Close()
 }

@@ -8,7 +8,8 @@ import (
 	"github.com/weftdev/weft/storage"
 )
 
-// WriteCallOps implements storage.CallWriter. The ops are applied in
+// WriteCallOps implements storage.CallWriter. The ops, whose parts of one
+// call the caller has already merged (storage.MergeOps), are applied in
 // order to an in-memory view of the calls they touch (their stored rows,
 // read first), and the outcome is written as one INSERT of one new version
 // per changed call: a re-sent batch changes nothing and writes nothing.
@@ -16,15 +17,14 @@ import (
 // as it gets (atomic per partition), and a retry of a failed write merges
 // to the same rows.
 func (s *Store) WriteCallOps(ctx context.Context, ops []storage.CallOp) ([]storage.CallOpResult, error) {
-	merged, index := storage.MergeOps(ops)
-	unlock := s.projects.lock(opProjects(merged))
+	unlock := s.projects.lock(opProjects(ops))
 	defer unlock()
 	w := newCallWrite(s)
-	if err := w.load(ctx, partKeys(merged)); err != nil {
+	if err := w.load(ctx, partKeys(ops)); err != nil {
 		return nil, err
 	}
-	out := make([]storage.CallOpResult, len(merged))
-	for i, op := range merged {
+	out := make([]storage.CallOpResult, len(ops))
+	for i, op := range ops {
 		switch {
 		case op.Part != nil:
 			w.applyPart(op.Part)
@@ -41,11 +41,7 @@ func (s *Store) WriteCallOps(ctx context.Context, ops []storage.CallOp) ([]stora
 	if err := s.insertRows(ctx, w.changed()); err != nil {
 		return nil, err
 	}
-	results := make([]storage.CallOpResult, len(ops))
-	for i, j := range index {
-		results[i] = out[j]
-	}
-	return results, nil
+	return out, nil
 }
 
 func opProjects(ops []storage.CallOp) []string {
@@ -108,7 +104,7 @@ func (w *callWrite) track(r callRow) {
 	w.order = append(w.order, k)
 }
 
-// applyPart merges a part into the call's row with storage.MergeOps, so a
+// applyPart merges a part into the call's row with storage.FoldPart, so a
 // side present in the part replaces that side and the other is kept. A new
 // call's anchor is its start time, else its end time.
 func (w *callWrite) applyPart(p *storage.CallPart) {
@@ -123,9 +119,9 @@ func (w *callWrite) applyPart(p *storage.CallPart) {
 		return
 	}
 	prev := storage.CallPart{Kind: cur.kind(), Call: cur.call}
-	m, _ := storage.MergeOps([]storage.CallOp{{Part: &prev}, {Part: &part}})
-	cur.call = m[0].Part.Call
-	cur.hasStart, cur.hasEnd = m[0].Part.Kind.HasStart(), m[0].Part.Kind.HasEnd()
+	storage.FoldPart(&prev, &part)
+	cur.call = prev.Call
+	cur.hasStart, cur.hasEnd = prev.Kind.HasStart(), prev.Kind.HasEnd()
 }
 
 func (w *callWrite) anchor(p *storage.CallPart) time.Time {

@@ -25,13 +25,21 @@ func endOp(project, id string, at time.Time) storage.CallOp {
 		ProjectID: project, ID: id, EndedAt: &at, Output: json.RawMessage(`"done"`), Summary: json.RawMessage(`{}`)}}}
 }
 
+// mustWrite writes ops as the batch processor hands them to storage: parts
+// of one call merged first (the CallWriter contract), results mapped back
+// to each op.
 func mustWrite(t *testing.T, s *Store, ops ...storage.CallOp) []storage.CallOpResult {
 	t.Helper()
-	res, err := s.WriteCallOps(context.Background(), ops)
+	merged, index := storage.MergeOps(ops)
+	res, err := s.WriteCallOps(context.Background(), merged)
 	if err != nil {
 		t.Fatalf("WriteCallOps: %v", err)
 	}
-	return res
+	out := make([]storage.CallOpResult, len(ops))
+	for i, j := range index {
+		out[i] = res[j]
+	}
+	return out
 }
 
 func readAll(t *testing.T, s *Store, project string) map[string]storage.Call {
