@@ -33,7 +33,7 @@ type Connections struct {
 	// MaxInflightBytes bounds the request body bytes read and decoded at
 	// once across all HTTP requests (compressed bodies count four times);
 	// beyond it requests get 429 with Retry-After. File uploads, which
-	// stream to disk, are not counted. 64 MiB.
+	// stream to disk, are not counted. 16 MiB.
 	MaxInflightBytes int64 `yaml:"max_inflight_bytes"`
 }
 
@@ -47,7 +47,7 @@ func DefaultConnections() Connections {
 		MaxConnections:           1024,
 		GRPCMaxConcurrentStreams: 100,
 		GRPCKeepaliveMinTime:     10 * time.Second,
-		MaxInflightBytes:         64 << 20,
+		MaxInflightBytes:         16 << 20,
 	}
 }
 

@@ -27,7 +27,7 @@ const retryPause = 500 * time.Millisecond
 // maxApplyBytes bounds the log bytes read for one store transaction, so
 // that large records cannot make an apply batch hold more than tens of
 // megabytes in memory.
-const maxApplyBytes = 16 << 20
+const maxApplyBytes = 8 << 20
 
 // applyLoop writes the log's backlog to the store, reading it back from
 // the log, as much as MaxApplyOps records at a time, until stopped with
@@ -50,6 +50,10 @@ func (e *Exporter) applyLoop() {
 func (e *Exporter) take() ([]*logged, bool) {
 	for {
 		e.mu.Lock()
+		if e.leaving {
+			e.mu.Unlock()
+			return nil, false
+		}
 		if n := len(e.pending); n > 0 {
 			ops, bytes, k := 0, int64(0), 0
 			for k < n && (k == 0 || (ops+e.pending[k].ops <= e.cfg.MaxApplyOps && bytes+e.pending[k].bytes <= maxApplyBytes)) {
@@ -99,7 +103,10 @@ func (e *Exporter) applyBatches(batches []*logged, ops [][]storage.CallOp) {
 		all = append(all, o...)
 	}
 	merged, index := storage.MergeOps(all)
-	results := e.applyUntilStored(merged)
+	results, stored := e.applyUntilStored(merged)
+	if !stored {
+		return // leaving with the store down: the log keeps the batches
+	}
 	at := 0
 	for i, b := range batches {
 		if b.done != nil {
@@ -117,14 +124,17 @@ func (e *Exporter) applyBatches(batches []*logged, ops [][]storage.CallOp) {
 // the store refuses even alone. While nothing at all can be written the
 // store itself is failing: it waits and tries again, for as long as that
 // lasts (the bounded backlog turns new writes away meanwhile).
-func (e *Exporter) applyUntilStored(ops []storage.CallOp) []storage.CallOpResult {
+func (e *Exporter) applyUntilStored(ops []storage.CallOp) ([]storage.CallOpResult, bool) {
 	results := make([]storage.CallOpResult, len(ops))
 	for attempt := 0; ; attempt++ {
 		s := splitter{e: e}
 		s.write(ops, results)
 		if s.stored > 0 || len(s.refused) == 0 {
 			e.setAside(s.refused)
-			return results
+			return results, true
+		}
+		if e.isLeaving() {
+			return nil, false
 		}
 		if attempt == 0 || attempt%20 == 0 {
 			e.logger.Error("storage exporter: the store refuses every write; retrying", "records", len(ops), "err", s.lastErr)
@@ -277,7 +287,7 @@ func (e *Exporter) replay(ctx context.Context) error {
 func (e *Exporter) applyMerged(ops []storage.CallOp) {
 	if len(ops) > 0 {
 		merged, _ := storage.MergeOps(ops)
-		e.applyUntilStored(merged)
+		_, _ = e.applyUntilStored(merged) // not leaving during Start: it stores or retries
 	}
 }
 
@@ -291,4 +301,10 @@ func readApplied(dir string) uint64 {
 		return 0
 	}
 	return v
+}
+
+func (e *Exporter) isLeaving() bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.leaving
 }

@@ -37,6 +37,9 @@ type Exporter struct {
 	progress  chan struct{} // closed and replaced after each apply
 	started   bool
 	stopped   bool
+	// leaving: shutdown ran out of time; the applier finishes the batch in
+	// hand and leaves the rest in the log for the next start.
+	leaving bool
 	wake      chan struct{}
 	exited    chan struct{}
 }
@@ -226,10 +229,7 @@ func (e *Exporter) enqueue(b *logged) {
 	e.pending = append(e.pending, b)
 	e.acked = b.seq
 	e.mu.Unlock()
-	select {
-	case e.wake <- struct{}{}:
-	default:
-	}
+	e.poke()
 }
 
 func (e *Exporter) setGauges() {
@@ -257,8 +257,9 @@ func (e *Exporter) Barrier(ctx context.Context) error {
 }
 
 // Shutdown implements component.Component: it refuses new batches, lets
-// the applier store what the log holds, and closes the log. Whatever ctx
-// cuts off stays in the log and is stored on the next Start.
+// the applier store what the log holds, and closes the log. If ctx ends
+// first the applier stops after the batch in hand: the rest is durable in
+// the log and stored on the next Start, so that is not an error.
 func (e *Exporter) Shutdown(ctx context.Context) error {
 	e.mu.Lock()
 	e.stopped = true
@@ -267,14 +268,24 @@ func (e *Exporter) Shutdown(ctx context.Context) error {
 	if !started || e.log == nil {
 		return nil
 	}
+	e.poke()
+	select {
+	case <-e.exited:
+	case <-ctx.Done():
+		e.mu.Lock()
+		e.leaving = true
+		left := e.pendOps
+		e.mu.Unlock()
+		e.poke()
+		<-e.exited
+		e.logger.Info("storage exporter: shutdown time is up; the log keeps the rest for the next start", "records", left)
+	}
+	return e.log.Close()
+}
+
+func (e *Exporter) poke() {
 	select {
 	case e.wake <- struct{}{}:
 	default:
 	}
-	select {
-	case <-e.exited:
-	case <-ctx.Done():
-		return fmt.Errorf("storage exporter: the store did not take the log's backlog in time (it is kept for the next start): %w", ctx.Err())
-	}
-	return e.log.Close()
 }

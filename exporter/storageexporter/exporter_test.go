@@ -261,3 +261,24 @@ func waitFor(t *testing.T, cond func() bool) {
 		time.Sleep(time.Millisecond)
 	}
 }
+
+// Shutdown that runs out of time with the store down keeps the backlog in
+// the log, answers without error, and the next start stores it.
+func TestShutdownOutOfTimeKeepsTheBacklog(t *testing.T) {
+	dir := t.TempDir()
+	store := newFakeStore()
+	store.setDown(true)
+	e := startExporter(t, testConfig(dir), store)
+	consume(t, e, part("a"), part("b"))
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	if err := e.Shutdown(ctx); err != nil {
+		t.Fatalf("shutdown with a backlog: %v", err)
+	}
+	store.setDown(false)
+	next := startExporter(t, testConfig(dir), store)
+	defer next.Shutdown(context.Background())
+	if !store.has("a") || !store.has("b") {
+		t.Fatal("the backlog left in the log was not stored on the next start")
+	}
+}

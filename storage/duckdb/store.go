@@ -23,7 +23,7 @@ import (
 var migrations embed.FS
 
 // memoryLimit is DuckDB's buffer pool budget.
-const memoryLimit = "384MB"
+const memoryLimit = "256MB"
 
 // FileName is the database file inside the data directory.
 const FileName = "weft.duckdb"
