@@ -14,6 +14,19 @@ type CallOp struct {
 	Delete *CallDelete
 }
 
+// ProjectID is the project the op writes to.
+func (op CallOp) ProjectID() string {
+	switch {
+	case op.Part != nil:
+		return op.Part.Call.ProjectID
+	case op.Update != nil:
+		return op.Update.ProjectID
+	case op.Delete != nil:
+		return op.Delete.ProjectID
+	}
+	return ""
+}
+
 // CallOpResult is the outcome of one CallOp. NumDeleted is set for deletes:
 // the number of calls the delete removed, its live requested calls plus
 // their live descendants; ids naming no call, or a call deleted before,

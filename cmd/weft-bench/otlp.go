@@ -143,7 +143,9 @@ func otlpSender(ctx context.Context, t *target, transport string) (sendFunc, err
 	client := ptraceotlp.NewGRPCClient(conn)
 	return func(ctx context.Context, req ptraceotlp.ExportRequest) error {
 		ctx = metadata.AppendToOutgoingContext(ctx, "authorization", "Bearer "+t.key)
-		_, err := client.Export(ctx, req, grpc.UseCompressor("gzip"))
+		// Uncompressed, as the HTTP sender: the two transports are compared
+		// on the same bytes.
+		_, err := client.Export(ctx, req)
 		if err != nil && strings.Contains(err.Error(), "ResourceExhausted") {
 			return errRetry
 		}

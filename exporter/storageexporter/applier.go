@@ -189,24 +189,12 @@ func (e *Exporter) setAside(refused []refusal) {
 	for i, r := range refused {
 		ops[i] = r.op
 		e.logger.Error("storage exporter: the store refused an acknowledged record; kept in the rejected file",
-			"project", opProject(r.op), "err", r.err)
+			"project", r.op.ProjectID(), "err", r.err)
 	}
 	path := filepath.Join(e.cfg.Dir, fmt.Sprintf("rejected-%d.rec", time.Now().UnixNano()))
 	if err := os.WriteFile(path, encodeOps(nil, ops), 0o600); err != nil {
 		e.logger.Error("storage exporter: writing the rejected file", "path", path, "err", err)
 	}
-}
-
-func opProject(op storage.CallOp) string {
-	switch {
-	case op.Part != nil:
-		return op.Part.Call.ProjectID
-	case op.Update != nil:
-		return op.Update.ProjectID
-	case op.Delete != nil:
-		return op.Delete.ProjectID
-	}
-	return ""
 }
 
 // retire removes stored batches from the backlog, answers their waiters,

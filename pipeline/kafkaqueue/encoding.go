@@ -43,17 +43,7 @@ type envelope struct {
 
 // Key returns the record key of op: its project id, so one project's ops
 // land on one partition and stay in order.
-func Key(op storage.CallOp) string {
-	switch {
-	case op.Part != nil:
-		return op.Part.Call.ProjectID
-	case op.Update != nil:
-		return op.Update.ProjectID
-	case op.Delete != nil:
-		return op.Delete.ProjectID
-	}
-	return ""
-}
+func Key(op storage.CallOp) string { return op.ProjectID() }
 
 // Encode returns the record value of op. An op that sets no body or more
 // than one, or carries invalid JSON, fails with storage.ErrInvalidArgument.
