@@ -40,8 +40,8 @@ type Exporter struct {
 	// leaving: shutdown ran out of time; the applier finishes the batch in
 	// hand and leaves the rest in the log for the next start.
 	leaving bool
-	wake      chan struct{}
-	exited    chan struct{}
+	wake    chan struct{}
+	exited  chan struct{}
 }
 
 // logged is one acknowledged batch waiting for the store. Its records are
