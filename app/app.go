@@ -33,12 +33,15 @@ const Version = "0.1.0"
 
 // Server is a running Weft process.
 type Server struct {
-	cfg      config.Config
-	roles    config.Roles
-	logger   *slog.Logger
-	store    backend
-	write    *writePath
-	metrics  *telemetry.Metrics
+	cfg     config.Config
+	roles   config.Roles
+	logger  *slog.Logger
+	store   backend
+	write   *writePath
+	metrics *telemetry.Metrics
+	// inflight is the budget of request bytes decoded at once, shared by
+	// the HTTP API and OTLP/gRPC.
+	inflight *httpapi.Inflight
 	keys     auth.KeyStore
 	httpSrv  *http.Server
 	listener net.Listener
@@ -61,7 +64,8 @@ func New(ctx context.Context, cfg config.Config, logger *slog.Logger) (*Server, 
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{cfg: cfg, roles: roles, logger: logger, store: store, keys: keys, metrics: telemetry.New()}
+	s := &Server{cfg: cfg, roles: roles, logger: logger, store: store, keys: keys, metrics: telemetry.New(),
+		inflight: httpapi.NewInflight(cfg.Connections.MaxInflightBytes)}
 	if err := s.build(ctx); err != nil {
 		return nil, errors.Join(err, store.Close())
 	}
@@ -84,7 +88,7 @@ func (s *Server) build(ctx context.Context) error {
 	}
 	verifier := auth.StoreVerifier{Store: s.keys}
 	grpcLimits := grpcLimits(s.cfg.Connections).ServerOptions()
-	if s.grpcSrv, err = otlpreceiver.NewGRPCServer(s.cfg.OTLP, verifier, s.write.front, s.receiverSettings(otlpreceiver.ReceiverType), grpcLimits...); err != nil {
+	if s.grpcSrv, err = otlpreceiver.NewGRPCServer(s.cfg.OTLP, verifier, s.write.front, s.receiverSettings(otlpreceiver.ReceiverType), s.inflight, grpcLimits...); err != nil {
 		return errors.Join(err, s.write.shutdown(ctx))
 	}
 	s.httpSrv = httpapi.NewServer(s.routes(), httpLimits(s.cfg.Connections),

@@ -49,8 +49,7 @@ func (s *Server) routes() http.Handler {
 		queryapi.NewCostsAPI(s.store, max, s.logger).Register(mux, authn)
 		s.feedback.Register(mux, authn)
 	}
-	inflight := httpapi.NewInflight(s.cfg.Connections.MaxInflightBytes)
-	return recoverPanics(s.logger, inflight.Limit(mux, "/file/create", "/files/create"))
+	return recoverPanics(s.logger, s.inflight.Limit(mux, "/file/create", "/files/create"))
 }
 
 func recoverPanics(logger interface {

@@ -30,10 +30,11 @@ type Connections struct {
 	// GRPCKeepaliveMinTime is the shortest interval a gRPC client may
 	// ping at; one pinging more often is disconnected. 10s.
 	GRPCKeepaliveMinTime time.Duration `yaml:"grpc_keepalive_min_time"`
-	// MaxInflightBytes bounds the request body bytes read and decoded at
-	// once across all HTTP requests (compressed bodies count four times);
-	// beyond it requests get 429 with Retry-After. File uploads, which
-	// stream to disk, are not counted. 16 MiB.
+	// MaxInflightBytes bounds the request bytes held at once across all
+	// HTTP requests (compressed bodies count four times) and OTLP/gRPC
+	// messages; beyond it requests get 429 with Retry-After (gRPC:
+	// RESOURCE_EXHAUSTED with RetryInfo). File uploads, which stream to
+	// disk, are not counted. 16 MiB.
 	MaxInflightBytes int64 `yaml:"max_inflight_bytes"`
 }
 

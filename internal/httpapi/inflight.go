@@ -51,6 +51,20 @@ func (f *Inflight) Limit(next http.Handler, streamed ...string) http.Handler {
 	})
 }
 
+// Reserve takes n bytes (at most the whole bound) for work that is not an
+// HTTP request, such as a decoded gRPC message; ok is false when they are
+// not free now. A nil Inflight reserves nothing.
+func (f *Inflight) Reserve(n int64) (release func(), ok bool) {
+	if f == nil {
+		return func() {}, true
+	}
+	n = max(min(n, f.max), 1)
+	if !f.sem.TryAcquire(n) {
+		return nil, false
+	}
+	return func() { f.sem.Release(n) }, true
+}
+
 func (f *Inflight) reservation(r *http.Request) int64 {
 	if r.Body == nil || r.Body == http.NoBody || r.Method == http.MethodGet || r.Method == http.MethodHead {
 		return 0

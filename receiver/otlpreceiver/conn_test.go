@@ -16,7 +16,7 @@ import (
 
 func startLimitedGRPC(t *testing.T, l ConnLimits) string {
 	t.Helper()
-	srv, err := NewGRPCServer(Config{}, testKeys(), &recorder{}, telemetry.Settings{}, l.ServerOptions()...)
+	srv, err := NewGRPCServer(Config{}, testKeys(), &recorder{}, telemetry.Settings{}, nil, l.ServerOptions()...)
 	if err != nil {
 		t.Fatal(err)
 	}

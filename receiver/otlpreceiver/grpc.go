@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"go.opentelemetry.io/collector/pdata/ptrace"
 	"go.opentelemetry.io/collector/pdata/ptrace/ptraceotlp"
 	"google.golang.org/grpc"
 	_ "google.golang.org/grpc/encoding/gzip" // registers the gzip compressor OTLP exporters use
@@ -14,6 +15,7 @@ import (
 
 	"github.com/weftdev/weft/auth"
 	"github.com/weftdev/weft/consumer"
+	"github.com/weftdev/weft/internal/httpapi"
 	"github.com/weftdev/weft/internal/telemetry"
 )
 
@@ -51,9 +53,12 @@ func (l ConnLimits) ServerOptions() []grpc.ServerOption {
 
 // NewGRPCServer returns a gRPC server with the OTLP TraceService
 // registered. The largest accepted message is cfg.MaxRequestBytes after
-// decompression. Extra options are appended (TLS, keepalive, ...). The
-// caller runs it with Serve(listener) and stops it with GracefulStop.
-func NewGRPCServer(cfg Config, v auth.Verifier, sub consumer.Calls, set telemetry.Settings,
+// decompression. Decoded requests share inflight, the listener-wide budget
+// of request bytes held at once, with the HTTP API (nil: no budget); a
+// request that does not fit gets RESOURCE_EXHAUSTED with RetryInfo. Extra
+// options are appended (TLS, keepalive, ...). The caller runs it with
+// Serve(listener) and stops it with GracefulStop.
+func NewGRPCServer(cfg Config, v auth.Verifier, sub consumer.Calls, set telemetry.Settings, inflight *httpapi.Inflight,
 	opts ...grpc.ServerOption) (*grpc.Server, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -61,13 +66,17 @@ func NewGRPCServer(cfg Config, v auth.Verifier, sub consumer.Calls, set telemetr
 	in := newIngester(cfg, v, sub, set, "grpc")
 	all := append([]grpc.ServerOption{grpc.MaxRecvMsgSize(int(in.cfg.MaxRequestBytes))}, opts...)
 	srv := grpc.NewServer(all...)
-	ptraceotlp.RegisterGRPCServer(srv, &grpcTraces{in: in})
+	ptraceotlp.RegisterGRPCServer(srv, &grpcTraces{in: in, inflight: inflight})
 	return srv, nil
 }
 
+// sizer measures a decoded request's protobuf size for the budget.
+var sizer ptrace.ProtoMarshaler
+
 type grpcTraces struct {
 	ptraceotlp.UnimplementedGRPCServer
-	in *ingester
+	in       *ingester
+	inflight *httpapi.Inflight
 }
 
 // Export handles one TraceService/Export call. Errors are gRPC statuses
@@ -78,6 +87,12 @@ func (g *grpcTraces) Export(ctx context.Context, req ptraceotlp.ExportRequest) (
 	if err != nil {
 		return ptraceotlp.ExportResponse{}, asFailure(err).grpcStatus(g.in.cfg.RetryAfter).Err()
 	}
+	release, ok := g.inflight.Reserve(int64(sizer.TracesSize(req.Traces())))
+	if !ok {
+		f := fail(failOverloaded, "too many request bytes are being decoded at once (connections.max_inflight_bytes); retry later")
+		return ptraceotlp.ExportResponse{}, f.grpcStatus(g.in.cfg.RetryAfter).Err()
+	}
+	defer release()
 	out, err := g.in.export(ctx, p, h.Get(projectHeader), req.Traces())
 	if err != nil {
 		return ptraceotlp.ExportResponse{}, asFailure(err).grpcStatus(g.in.cfg.RetryAfter).Err()

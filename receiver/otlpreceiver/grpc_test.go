@@ -2,6 +2,7 @@ package otlpreceiver
 
 import (
 	"context"
+	"net"
 	"strings"
 	"testing"
 	"time"
@@ -17,6 +18,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/weftdev/weft/consumer"
+	"github.com/weftdev/weft/internal/httpapi"
 	"github.com/weftdev/weft/internal/telemetry"
 )
 
@@ -108,8 +110,38 @@ func TestGRPCPartialSuccess(t *testing.T) {
 }
 
 func TestNewGRPCServerValidatesConfig(t *testing.T) {
-	_, err := NewGRPCServer(Config{MaxSpansPerRequest: -1}, testKeys(), &recorder{}, telemetry.Settings{})
+	_, err := NewGRPCServer(Config{MaxSpansPerRequest: -1}, testKeys(), &recorder{}, telemetry.Settings{}, nil)
 	if err == nil || !strings.Contains(err.Error(), "max_spans_per_request") {
 		t.Errorf("err = %v, want a config error", err)
+	}
+}
+
+// Decoded gRPC requests share the listener's budget of bytes held at once:
+// with it spent, an export is refused for now, with RetryInfo.
+func TestGRPCRequestOverTheInflightBudgetIsRetryable(t *testing.T) {
+	budget := httpapi.NewInflight(1 << 20)
+	srv, err := NewGRPCServer(Config{}, testKeys(), &recorder{}, telemetry.Settings{}, budget)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = srv.Serve(lis) }()
+	t.Cleanup(srv.GracefulStop)
+	client := grpcClient(t, lis.Addr().String())
+	ctx := metadata.AppendToOutgoingContext(context.Background(), "wandb-api-key", fixtureKey)
+	release, ok := budget.Reserve(1 << 20) // another request holds the whole budget
+	if !ok {
+		t.Fatal("could not take the budget")
+	}
+	_, err = client.Export(ctx, ptraceotlp.NewExportRequestFromTraces(traces(1, "acme/demo")))
+	if st, _ := status.FromError(err); st.Code() != codes.ResourceExhausted || !hasRetryInfo(st) {
+		t.Fatalf("export with the budget spent: %v, want RESOURCE_EXHAUSTED with RetryInfo", err)
+	}
+	release()
+	if _, err := client.Export(ctx, ptraceotlp.NewExportRequestFromTraces(traces(1, "acme/demo"))); err != nil {
+		t.Fatalf("export after the budget was released: %v", err)
 	}
 }

@@ -109,7 +109,7 @@ func TestSDKExporterHTTP(t *testing.T) {
 // startGRPC serves the receiver on a loopback port.
 func startGRPC(t *testing.T, cfg Config, rec *recorder) string {
 	t.Helper()
-	srv, err := NewGRPCServer(cfg, testKeys(), rec, telemetry.Settings{})
+	srv, err := NewGRPCServer(cfg, testKeys(), rec, telemetry.Settings{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
