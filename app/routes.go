@@ -1,9 +1,12 @@
 package app
 
 import (
+	"fmt"
+	"log/slog"
 	"net/http"
 
 	"github.com/weftdev/weft/auth"
+	"github.com/weftdev/weft/consumer"
 	"go.opentelemetry.io/collector/component"
 
 	"github.com/weftdev/weft/internal/httpapi"
@@ -25,13 +28,15 @@ func (s *Server) routes() http.Handler {
 	registerService(mux)
 	max := s.cfg.MaxRequestBytes
 	if s.roles.Ingest {
-		otlp := otlpreceiver.NewHTTPHandler(s.cfg.OTLP, verifier, s.write.front, s.receiverSettings(otlpreceiver.ReceiverType))
+		otlp := shed(s.write.saturated, s.logger, otlpreceiver.NewHTTPHandler(s.cfg.OTLP, verifier, s.write.front, s.receiverSettings(otlpreceiver.ReceiverType)))
 		mux.Handle(otlpreceiver.TracesPath, otlp)
 		mux.Handle(otlpreceiver.TracesPathAlias, otlp)
 		weave := countingCalls{next: s.write.front,
 			accepted: s.metrics.ReceiverAcceptedCalls.WithLabelValues("weave", "http"),
 			refused:  s.metrics.ReceiverRefusedCalls.WithLabelValues("weave", "http")}
-		weavereceiver.New(weave, refs.ExtractRefs, max, s.logger).Register(mux, authn)
+		weavereceiver.New(weave, refs.ExtractRefs, max, s.logger).Register(mux, func(h http.Handler) http.Handler {
+			return shed(s.write.saturated, s.logger, authn(h))
+		})
 	}
 	if s.roles.Query {
 		reads := consistentReads{backend: s.store, barrier: s.write.barrier}
@@ -72,4 +77,21 @@ func recoverPanics(logger interface {
 // receiverSettings identifies a receiver to its telemetry.
 func (s *Server) receiverSettings(typ string) telemetry.Settings {
 	return settings(component.MustNewType(typ), "", s.metrics, s.logger)
+}
+
+// shed answers 429 with Retry-After, before reading the body, while
+// saturated says the store's backlog is nearly full: decoding a request
+// only for the exporter to refuse it would take CPU from the store that is
+// catching up.
+func shed(saturated func() bool, logger *slog.Logger, next http.Handler) http.Handler {
+	if saturated == nil {
+		return next
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if saturated() {
+			httpapi.WriteError(w, r, logger, fmt.Errorf("the store is catching up with acknowledged writes: %w", consumer.ErrOverloaded))
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
 }

@@ -10,10 +10,12 @@ import (
 
 	"github.com/weftdev/weft/config"
 	"github.com/weftdev/weft/consumer"
+	"github.com/weftdev/weft/exporter/kafkaexporter"
 	"github.com/weftdev/weft/exporter/storageexporter"
+	"github.com/weftdev/weft/internal/kafkabase"
 	"github.com/weftdev/weft/internal/telemetry"
-	"github.com/weftdev/weft/pipeline/kafkaqueue"
 	"github.com/weftdev/weft/processor/batchprocessor"
+	"github.com/weftdev/weft/receiver/kafkareceiver"
 	"github.com/weftdev/weft/storage"
 )
 
@@ -27,7 +29,10 @@ type writePath struct {
 	// barrier makes reads wait for acknowledged writes; nil when this
 	// process does not write the store it reads.
 	barrier func(context.Context) error
-	kafkaIn *kafkaqueue.Processor
+	// saturated reports that the store's backlog is nearly full, so
+	// writes are refused before their bodies are read; nil: never.
+	saturated func() bool
+	kafkaIn *kafkareceiver.Receiver
 	// parts start in order (exporters before the processors feeding
 	// them) and shut down in reverse.
 	parts   []component.Component
@@ -42,11 +47,11 @@ func buildWritePath(ctx context.Context, cfg config.Config, roles config.Roles, 
 		if err != nil {
 			return nil, err
 		}
-		w.front, w.barrier = front, exp.Barrier
+		w.front, w.barrier, w.saturated = front, exp.Barrier, exp.Saturated
 		return w, nil
 	}
 	if cfg.Kafka.CreateTopics {
-		if err := kafkaqueue.EnsureTopics(ctx, cfg.Kafka, logger); err != nil {
+		if err := kafkabase.EnsureTopics(ctx, cfg.Kafka, logger); err != nil {
 			return nil, fmt.Errorf("kafka topics: %w", err)
 		}
 	}
@@ -62,8 +67,8 @@ func buildWritePath(ctx context.Context, cfg config.Config, roles config.Roles, 
 			return nil, err
 		}
 		w.barrier = exp.Barrier
-		if w.kafkaIn, err = kafkaqueue.NewProcessor(cfg.Kafka, front, logger); err != nil {
-			return nil, fmt.Errorf("kafka processor: %w", err)
+		if w.kafkaIn, err = kafkareceiver.NewReceiver(cfg.Kafka, front, logger); err != nil {
+			return nil, fmt.Errorf("kafka receiver: %w", err)
 		}
 		w.kafkaIn.Instrument(m)
 	}
@@ -88,7 +93,7 @@ func (w *writePath) storageChain(ctx context.Context, cfg config.Config, store s
 
 // kafkaChain is batch processor -> Kafka producer, the ingest role's path.
 func (w *writePath) kafkaChain(ctx context.Context, cfg config.Config, m *telemetry.Metrics, logger *slog.Logger) error {
-	prod, err := kafkaqueue.NewProducer(cfg.Kafka, logger)
+	prod, err := kafkaexporter.NewProducer(cfg.Kafka, logger)
 	if err != nil {
 		return fmt.Errorf("kafka producer: %w", err)
 	}

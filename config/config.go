@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/weftdev/weft/exporter/storageexporter"
-	"github.com/weftdev/weft/pipeline/kafkaqueue"
+	"github.com/weftdev/weft/internal/kafkabase"
 	"github.com/weftdev/weft/processor/batchprocessor"
 	"github.com/weftdev/weft/receiver/otlpreceiver"
 )
@@ -70,7 +70,7 @@ type Config struct {
 	MigrateOnStart bool `yaml:"migrate_on_start"`
 	// Kafka holds topics, batching and consumer settings (brokers come
 	// from kafka_brokers).
-	Kafka kafkaqueue.Config `yaml:"kafka"`
+	Kafka kafkabase.Config `yaml:"kafka"`
 }
 
 // Default returns the documented defaults.
@@ -89,7 +89,7 @@ func Default() Config {
 		Connections:     DefaultConnections(),
 		Roles:           AllRoles,
 		MigrateOnStart:  true,
-		Kafka:           kafkaqueue.DefaultConfig(),
+		Kafka:           kafkabase.DefaultConfig(),
 	}
 }
 

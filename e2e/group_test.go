@@ -9,14 +9,14 @@ import (
 
 	"github.com/segmentio/kafka-go"
 
-	"github.com/weftdev/weft/pipeline/kafkaqueue"
+	"github.com/weftdev/weft/internal/kafkabase"
 )
 
 // groupAssignments returns, per member of the processors' consumer group,
 // the call-topic partitions it is assigned.
 func groupAssignments(t *testing.T, brokers string) map[string][]int {
 	t.Helper()
-	cfg := kafkaqueue.DefaultConfig()
+	cfg := kafkabase.DefaultConfig()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	client := &kafka.Client{Addr: kafka.TCP(brokers), Timeout: 10 * time.Second}

@@ -11,7 +11,7 @@ import (
 
 	"github.com/weftdev/weft/app"
 	"github.com/weftdev/weft/config"
-	"github.com/weftdev/weft/pipeline/kafkaqueue"
+	"github.com/weftdev/weft/internal/kafkabase"
 	"github.com/weftdev/weft/storage/duckdb"
 )
 
@@ -69,7 +69,7 @@ func ensureTopics(ctx context.Context, cfg config.Config, stdout io.Writer, logg
 		fmt.Fprintf(stdout, "Kafka topics %s left alone (kafka.create_topics is false)\n", topics)
 		return nil
 	}
-	if err := kafkaqueue.EnsureTopics(ctx, cfg.Kafka, logger); err != nil {
+	if err := kafkabase.EnsureTopics(ctx, cfg.Kafka, logger); err != nil {
 		return fmt.Errorf("kafka topics: %w", err)
 	}
 	fmt.Fprintf(stdout, "Kafka topics %s ready at %s\n", topics, strings.Join(cfg.Kafka.Brokers, ","))

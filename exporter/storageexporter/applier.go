@@ -27,7 +27,7 @@ const retryPause = 500 * time.Millisecond
 // maxApplyBytes bounds the log bytes read for one store transaction, so
 // that large records cannot make an apply batch hold more than tens of
 // megabytes in memory.
-const maxApplyBytes = 8 << 20
+const maxApplyBytes = 32 << 20
 
 // applyLoop writes the log's backlog to the store, reading it back from
 // the log, as much as MaxApplyOps records at a time, until stopped with

@@ -237,6 +237,18 @@ func (e *Exporter) setGauges() {
 	e.m.queueBytes.Set(float64(e.pendBytes))
 }
 
+// Saturated reports that the backlog is nine tenths full: receivers can
+// then turn requests away before reading and decoding them, which would
+// only be refused after that work, and leave the CPU to the store.
+func (e *Exporter) Saturated() bool {
+	if !e.cfg.Enabled {
+		return false
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.pendOps >= e.cfg.MaxUnappliedOps/10*9 || e.pendBytes >= e.cfg.MaxUnappliedBytes/10*9
+}
+
 // Barrier returns once every batch acknowledged before the call is in the
 // store, so a read that follows sees it.
 func (e *Exporter) Barrier(ctx context.Context) error {

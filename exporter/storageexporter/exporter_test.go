@@ -3,6 +3,7 @@ package storageexporter
 import (
 	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -281,4 +282,29 @@ func TestShutdownOutOfTimeKeepsTheBacklog(t *testing.T) {
 	if !store.has("a") || !store.has("b") {
 		t.Fatal("the backlog left in the log was not stored on the next start")
 	}
+}
+
+func TestSaturatedAtNineTenthsOfTheBacklog(t *testing.T) {
+	store := newFakeStore()
+	store.hold = make(chan struct{})
+	cfg := testConfig(t.TempDir())
+	cfg.MaxUnappliedOps = 10
+	e := startExporter(t, cfg, store)
+	ops := make([]storage.CallOp, 8)
+	for i := range ops {
+		ops[i] = part(fmt.Sprint(i))
+	}
+	consume(t, e, ops...)
+	if e.Saturated() {
+		t.Fatal("saturated at 8 of 10")
+	}
+	consume(t, e, part("x"))
+	if !e.Saturated() {
+		t.Fatal("not saturated at 9 of 10")
+	}
+	close(store.hold)
+	if err := e.Barrier(context.Background()); err != nil || e.Saturated() {
+		t.Fatalf("after the store caught up: %v, saturated %v", err, e.Saturated())
+	}
+	_ = e.Shutdown(context.Background())
 }

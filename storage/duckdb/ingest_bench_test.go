@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -27,7 +28,7 @@ func BenchmarkIngestOTelSpans(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer s.Close()
-	const batch = 50_000
+	batch := benchBatch()
 	words := benchWords()
 	rng := rand.New(rand.NewPCG(1, 2))
 	attrs := json.RawMessage(`{"gen_ai":{"request":{"model":"gpt-4o"},"usage":{"input_tokens":120,"output_tokens":48}},"otel_span":{"kind":"SPAN_KIND_INTERNAL"}}`)
@@ -94,4 +95,12 @@ func sentence(rng *rand.Rand, words []string, n int) string {
 		sb.WriteByte(' ')
 	}
 	return sb.String()
+}
+
+// benchBatch is the calls per transaction: 50k, or WEFT_BENCH_BATCH.
+func benchBatch() int {
+	if n, err := strconv.Atoi(os.Getenv("WEFT_BENCH_BATCH")); err == nil && n > 0 {
+		return n
+	}
+	return 50_000
 }

@@ -23,7 +23,7 @@ import (
 var migrations embed.FS
 
 // memoryLimit is DuckDB's buffer pool budget.
-const memoryLimit = "256MB"
+const memoryLimit = "512MB"
 
 // FileName is the database file inside the data directory.
 const FileName = "weft.duckdb"

@@ -1,4 +1,4 @@
-package kafkaqueue
+package kafkabase
 
 import (
 	"strings"

@@ -1,4 +1,4 @@
-package kafkaqueue
+package kafkabase
 
 import (
 	"context"
@@ -16,7 +16,7 @@ import (
 const logEvery = 10 * time.Second
 
 // limitedLogger logs at most once per logEvery for each key.
-type limitedLogger struct {
+type LimitedLogger struct {
 	logger *slog.Logger
 	now    func() time.Time
 
@@ -25,13 +25,13 @@ type limitedLogger struct {
 	suppressed map[string]int
 }
 
-func newLimitedLogger(l *slog.Logger) *limitedLogger {
-	return &limitedLogger{logger: l, now: time.Now, last: map[string]time.Time{}, suppressed: map[string]int{}}
+func NewLimitedLogger(l *slog.Logger) *LimitedLogger {
+	return &LimitedLogger{logger: l, now: time.Now, last: map[string]time.Time{}, suppressed: map[string]int{}}
 }
 
 // log writes msg unless key was logged within logEvery; the next line
 // written for key carries how many were skipped.
-func (l *limitedLogger) log(level slog.Level, key, msg string, args ...any) {
+func (l *LimitedLogger) Log(level slog.Level, key, msg string, args ...any) {
 	l.mu.Lock()
 	now := l.now()
 	if last, ok := l.last[key]; ok && now.Sub(last) < logEvery {
@@ -52,9 +52,9 @@ func (l *limitedLogger) log(level slog.Level, key, msg string, args ...any) {
 // kafkaErrorLogger routes kafka-go's error logging (one line per failed
 // attempt) through the limiter. Its info logging stays off: it writes a
 // line per produced batch.
-func (l *limitedLogger) kafkaErrorLogger(component string) kafka.Logger {
+func (l *LimitedLogger) KafkaErrorLogger(component string) kafka.Logger {
 	return kafka.LoggerFunc(func(format string, args ...any) {
-		l.log(slog.LevelWarn, "kafka-go "+component, "kafka client error",
+		l.Log(slog.LevelWarn, "kafka-go "+component, "kafka client error",
 			"component", component, "err", fmt.Sprintf(format, args...))
 	})
 }

@@ -1,4 +1,4 @@
-package kafkaqueue
+package kafkareceiver
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/weftdev/weft/internal/kafkabase"
 	"github.com/weftdev/weft/internal/kafkatest"
 	"github.com/weftdev/weft/storage"
 )
@@ -25,7 +26,7 @@ func TestKafkaOutageAnswersUnavailableAndLosesNothing(t *testing.T) {
 	cfg := testConfig(before.Addrs(), "calls-kafka-outage")
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	if err := EnsureTopics(ctx, cfg, discard); err != nil {
+	if err := kafkabase.EnsureTopics(ctx, cfg, discard); err != nil {
 		t.Fatal(err)
 	}
 	prod := newProducer(t, cfg)

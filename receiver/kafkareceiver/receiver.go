@@ -1,4 +1,4 @@
-package kafkaqueue
+package kafkareceiver
 
 import (
 	"context"
@@ -9,25 +9,26 @@ import (
 	"github.com/segmentio/kafka-go"
 
 	"github.com/weftdev/weft/consumer"
+	"github.com/weftdev/weft/internal/kafkabase"
 )
 
-// Processor is the process role: one member of the consumer group that
+// Receiver is the process role: one member of the consumer group that
 // reads call ops, writes them to storage in batches, and commits offsets
 // only after the write succeeded. Run several (in one or many processes)
 // to share the topic's partitions.
-type Processor struct {
-	cfg     Config
+type Receiver struct {
+	cfg     kafkabase.Config
 	next    consumer.Calls
 	logger  *slog.Logger
-	limited *limitedLogger
+	limited *kafkabase.LimitedLogger
 	dlq     *kafka.Writer
 	started atomic.Bool
-	stats   processorCounters
-	metrics processorMetrics
+	stats   receiverCounters
+	metrics receiverMetrics
 }
 
-// ProcessorStats counts what a processor did since it started.
-type ProcessorStats struct {
+// Stats counts what a processor did since it started.
+type Stats struct {
 	// Batches is the number of batches handled and committed past.
 	Batches int64
 	// Records is the number of records handled (written or dead-lettered).
@@ -42,21 +43,21 @@ type ProcessorStats struct {
 	CommitErrors int64
 }
 
-type processorCounters struct {
+type receiverCounters struct {
 	batches, records, deadLettered, writeRetries, commitErrors atomic.Int64
 }
 
-// NewProcessor builds a processor handing batches to next (the batch
+// NewReceiver builds a processor handing batches to next (the batch
 // processor in front of the storage exporter). It does not contact Kafka
 // until Run.
-func NewProcessor(cfg Config, next consumer.Calls, logger *slog.Logger) (*Processor, error) {
+func NewReceiver(cfg kafkabase.Config, next consumer.Calls, logger *slog.Logger) (*Receiver, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
 	if next == nil {
-		return nil, errors.New("kafkaqueue: processor needs a next consumer")
+		return nil, errors.New("kafkareceiver: processor needs a next consumer")
 	}
-	p := &Processor{cfg: cfg, next: next, logger: logger, limited: newLimitedLogger(logger)}
+	p := &Receiver{cfg: cfg, next: next, logger: logger, limited: kafkabase.NewLimitedLogger(logger)}
 	p.dlq = &kafka.Writer{
 		Addr:  kafka.TCP(cfg.Brokers...),
 		Topic: cfg.DeadLetterTopic,
@@ -65,20 +66,20 @@ func NewProcessor(cfg Config, next consumer.Calls, logger *slog.Logger) (*Proces
 		Balancer:     kafka.Murmur2Balancer{Consistent: true},
 		RequiredAcks: kafka.RequireAll,
 		BatchTimeout: cfg.Producer.Linger,
-		BatchBytes:   int64(cfg.MaxMessageBytes) + deadLetterOverhead,
+		BatchBytes:   int64(cfg.MaxMessageBytes) + kafkabase.DeadLetterOverhead,
 		MaxAttempts:  3,
 		ReadTimeout:  cfg.RequestTimeout,
 		WriteTimeout: cfg.RequestTimeout,
-		Transport:    cfg.transport(),
-		ErrorLogger:  p.limited.kafkaErrorLogger("dead-letter producer"),
+		Transport:    cfg.Transport(),
+		ErrorLogger:  p.limited.KafkaErrorLogger("dead-letter producer"),
 	}
 	return p, nil
 }
 
 // Stats returns the counters since start.
-func (p *Processor) Stats() ProcessorStats {
+func (p *Receiver) Stats() Stats {
 	c := &p.stats
-	return ProcessorStats{
+	return Stats{
 		Batches: c.batches.Load(), Records: c.records.Load(), DeadLettered: c.deadLettered.Load(),
 		WriteRetries: c.writeRetries.Load(), CommitErrors: c.commitErrors.Load(),
 	}
@@ -89,9 +90,9 @@ func (p *Processor) Stats() ProcessorStats {
 // attempt, then commit), leaves the group and returns nil. A batch it
 // could not finish stays uncommitted and is redelivered to the group.
 // Run may be called once.
-func (p *Processor) Run(ctx context.Context) error {
+func (p *Receiver) Run(ctx context.Context) error {
 	if !p.started.CompareAndSwap(false, true) {
-		return errors.New("kafkaqueue: Processor.Run called twice")
+		return errors.New("kafkareceiver: Processor.Run called twice")
 	}
 	r := kafka.NewReader(p.readerConfig())
 	defer p.close(r)
@@ -105,7 +106,7 @@ func (p *Processor) Run(ctx context.Context) error {
 			attempt = 0
 			continue
 		}
-		p.limited.log(slog.LevelWarn, "fetch", "kafka fetch failed; retrying", "topic", p.cfg.Topic, "err", err)
+		p.limited.Log(slog.LevelWarn, "fetch", "kafka fetch failed; retrying", "topic", p.cfg.Topic, "err", err)
 		if !p.pause(ctx, attempt) {
 			return nil
 		}
@@ -116,7 +117,7 @@ func (p *Processor) Run(ctx context.Context) error {
 
 // collect blocks for one record, then gathers more for up to BatchLinger,
 // stopping at MaxBatchOps records or once MaxBatchBytes is reached.
-func (p *Processor) collect(ctx context.Context, r *kafka.Reader) ([]kafka.Message, error) {
+func (p *Receiver) collect(ctx context.Context, r *kafka.Reader) ([]kafka.Message, error) {
 	first, err := r.FetchMessage(ctx)
 	if err != nil {
 		return nil, err
@@ -139,7 +140,7 @@ func (p *Processor) collect(ctx context.Context, r *kafka.Reader) ([]kafka.Messa
 	return batch, nil
 }
 
-func (p *Processor) readerConfig() kafka.ReaderConfig {
+func (p *Receiver) readerConfig() kafka.ReaderConfig {
 	c := p.cfg.Consumer
 	return kafka.ReaderConfig{
 		Brokers: p.cfg.Brokers,
@@ -162,17 +163,17 @@ func (p *Processor) readerConfig() kafka.ReaderConfig {
 		JoinGroupBackoff:      c.HeartbeatInterval,
 		WatchPartitionChanges: true,
 		ReadLagInterval:       -1,
-		ErrorLogger:           p.limited.kafkaErrorLogger("consumer"),
+		ErrorLogger:           p.limited.KafkaErrorLogger("consumer"),
 	}
 }
 
-func (p *Processor) close(r *kafka.Reader) {
+func (p *Receiver) close(r *kafka.Reader) {
 	// Closing the reader leaves the group, so the partitions move to the
 	// other members at once instead of after the session timeout.
 	if err := r.Close(); err != nil {
 		p.logger.Warn("closing kafka reader", "err", err)
 	}
-	if err := closeWriter(p.dlq); err != nil {
+	if err := kafkabase.CloseWriter(p.dlq); err != nil {
 		p.logger.Warn("closing dead-letter writer", "err", err)
 	}
 	p.logger.Info("kafka processor left", "topic", p.cfg.Topic, "group", p.cfg.Consumer.Group)

@@ -1,4 +1,4 @@
-package kafkaqueue
+package kafkabase
 
 import (
 	"context"
@@ -24,10 +24,10 @@ func EnsureTopics(ctx context.Context, cfg Config, logger *slog.Logger) error {
 	if err := cfg.Validate(); err != nil {
 		return err
 	}
-	transport := cfg.transport()
+	transport := cfg.Transport()
 	defer transport.CloseIdleConnections()
 	client := &kafka.Client{Addr: kafka.TCP(cfg.Brokers...), Timeout: cfg.RequestTimeout, Transport: transport}
-	topicBytes := strconv.Itoa(cfg.MaxMessageBytes + deadLetterOverhead)
+	topicBytes := strconv.Itoa(cfg.MaxMessageBytes + DeadLetterOverhead)
 	var topics []kafka.TopicConfig
 	for _, name := range []string{cfg.Topic, cfg.DeadLetterTopic} {
 		topics = append(topics, kafka.TopicConfig{
@@ -96,3 +96,7 @@ func topicsReady(md *kafka.MetadataResponse, names []string) (bool, int) {
 	}
 	return true, len(found[names[0]].Partitions)
 }
+
+// DeadLetterOverhead is room for the added headers on top of a record of
+// max_message_bytes.
+const DeadLetterOverhead = 4096

@@ -1,12 +1,14 @@
-package kafkaqueue
+package kafkabase_test
 
 import (
 	"context"
+	"log/slog"
 	"testing"
 	"time"
 
 	"github.com/segmentio/kafka-go"
 
+	"github.com/weftdev/weft/internal/kafkabase"
 	"github.com/weftdev/weft/internal/kafkatest"
 )
 
@@ -26,7 +28,7 @@ func TestEnsureTopics(t *testing.T) {
 			c := kafkatest.Start(t)
 			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 			defer cancel()
-			cfg := testConfig(c.Addrs(), "topics")
+			cfg := kafkatest.Config(c.Addrs(), "topics")
 			cfg.Partitions, cfg.ReplicationFactor = 6, tc.replication
 			// Fresh transports: a transport caches metadata and would not
 			// see topics another client created.
@@ -38,7 +40,7 @@ func TestEnsureTopics(t *testing.T) {
 				}
 			}
 			for range 2 { // the second run finds both topics in place
-				if err := EnsureTopics(ctx, cfg, discard); err != nil {
+				if err := kafkabase.EnsureTopics(ctx, cfg, slog.New(slog.DiscardHandler)); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -59,10 +61,10 @@ func TestEnsureTopics(t *testing.T) {
 }
 
 func TestEnsureTopicsFailsWithoutKafka(t *testing.T) {
-	cfg := testConfig([]string{deadAddr(t)}, "nowhere")
+	cfg := kafkatest.Config([]string{kafkatest.DeadAddr(t)}, "nowhere")
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	if err := EnsureTopics(ctx, cfg, discard); err == nil {
+	if err := kafkabase.EnsureTopics(ctx, cfg, slog.New(slog.DiscardHandler)); err == nil {
 		t.Fatal("EnsureTopics succeeded against a closed port")
 	}
 }

@@ -1,4 +1,4 @@
-package kafkaqueue
+package kafkaexporter
 
 import (
 	"context"
@@ -13,14 +13,15 @@ import (
 	"github.com/segmentio/kafka-go"
 
 	"github.com/weftdev/weft/consumer"
+	"github.com/weftdev/weft/internal/kafkabase"
 	"github.com/weftdev/weft/storage"
 )
 
 // Producer is the ingest role's consumer.Calls: it puts call ops on
 // the topic and answers once Kafka has acknowledged them with acks=all.
 type Producer struct {
-	cfg    Config
-	logger *limitedLogger
+	cfg    kafkabase.Config
+	logger *kafkabase.LimitedLogger
 	w      *kafka.Writer
 
 	mu       sync.Mutex
@@ -42,12 +43,12 @@ type ProducerStats struct {
 
 // NewProducer builds the producer and its one long-lived Kafka writer. It
 // does not contact Kafka; the first Submit does.
-func NewProducer(cfg Config, logger *slog.Logger) (*Producer, error) {
+func NewProducer(cfg kafkabase.Config, logger *slog.Logger) (*Producer, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	codec, _ := compressionCodec(cfg.Compression)
-	p := &Producer{cfg: cfg, logger: newLimitedLogger(logger)}
+	codec, _ := kafkabase.CompressionCodec(cfg.Compression)
+	p := &Producer{cfg: cfg, logger: kafkabase.NewLimitedLogger(logger)}
 	p.w = &kafka.Writer{
 		Addr:  kafka.TCP(cfg.Brokers...),
 		Topic: cfg.Topic,
@@ -68,8 +69,8 @@ func NewProducer(cfg Config, logger *slog.Logger) (*Producer, error) {
 		WriteBackoffMax: 500 * time.Millisecond,
 		ReadTimeout:     cfg.RequestTimeout,
 		WriteTimeout:    cfg.RequestTimeout,
-		Transport:       cfg.transport(),
-		ErrorLogger:     p.logger.kafkaErrorLogger("producer"),
+		Transport:       cfg.Transport(),
+		ErrorLogger:     p.logger.KafkaErrorLogger("producer"),
 	}
 	return p, nil
 }
@@ -112,11 +113,11 @@ func (p *Producer) encode(ops []storage.CallOp) ([]kafka.Message, int64, error) 
 	msgs := make([]kafka.Message, len(ops))
 	var size int64
 	for i, op := range ops {
-		value, err := Encode(op)
+		value, err := kafkabase.Encode(op)
 		if err != nil {
 			return nil, 0, err
 		}
-		key := []byte(Key(op))
+		key := []byte(kafkabase.Key(op))
 		if n := len(key) + len(value); n > p.cfg.MaxMessageBytes {
 			return nil, 0, fmt.Errorf("%w: call op %d encodes to %d bytes, above kafka.max_message_bytes (%d); shrink the call's inputs or output, or raise the limit on the topic and in the config",
 				storage.ErrTooLarge, i, n, p.cfg.MaxMessageBytes)
@@ -166,7 +167,7 @@ func (p *Producer) classify(ctx context.Context, err error) error {
 	case errors.As(err, &tooLarge), errors.Is(err, kafka.MessageSizeTooLarge):
 		return fmt.Errorf("%w: kafka refused the record as too large (raise max.message.bytes on topic %s): %w", storage.ErrTooLarge, p.cfg.Topic, err)
 	}
-	p.logger.log(slog.LevelWarn, "produce", "kafka did not acknowledge call ops; answering 503", "topic", p.cfg.Topic, "err", err)
+	p.logger.Log(slog.LevelWarn, "produce", "kafka did not acknowledge call ops; answering 503", "topic", p.cfg.Topic, "err", err)
 	return fmt.Errorf("%w: kafka did not acknowledge the write: %w", storage.ErrUnavailable, err)
 }
 
@@ -204,7 +205,7 @@ func (p *Producer) Stop(ctx context.Context) error {
 	case <-ctx.Done():
 		waitErr = fmt.Errorf("waiting for in-flight kafka writes: %w", ctx.Err())
 	}
-	p.closeW.Do(func() { p.closeErr = closeWriter(p.w) })
+	p.closeW.Do(func() { p.closeErr = kafkabase.CloseWriter(p.w) })
 	if waitErr != nil {
 		return waitErr
 	}

@@ -1,4 +1,4 @@
-package kafkaqueue
+package kafkareceiver
 
 import (
 	"sync"
@@ -9,9 +9,9 @@ import (
 	"github.com/weftdev/weft/internal/telemetry"
 )
 
-// processorMetrics reports the consumer's lag and dead letters. The zero
+// receiverMetrics reports the consumer's lag and dead letters. The zero
 // value reports nothing.
-type processorMetrics struct {
+type receiverMetrics struct {
 	lag  prometheus.Gauge
 	dead prometheus.Counter
 
@@ -21,14 +21,14 @@ type processorMetrics struct {
 
 // Instrument reports the processor's lag (weft_kafka_consumer_lag) and
 // dead letters to m. Call it before Run.
-func (p *Processor) Instrument(m *telemetry.Metrics) {
+func (p *Receiver) Instrument(m *telemetry.Metrics) {
 	p.metrics.lag = m.KafkaConsumerLag.WithLabelValues(p.cfg.Topic)
 	p.metrics.dead = m.KafkaDeadLettered.WithLabelValues(p.cfg.DeadLetterTopic)
 }
 
 // observe records, from a handled batch, how far each of its partitions
 // is behind the partition's end.
-func (m *processorMetrics) observe(batch []kafka.Message) {
+func (m *receiverMetrics) observe(batch []kafka.Message) {
 	if m.lag == nil {
 		return
 	}
@@ -47,7 +47,7 @@ func (m *processorMetrics) observe(batch []kafka.Message) {
 	m.lag.Set(float64(total))
 }
 
-func (m *processorMetrics) deadLettered(n int) {
+func (m *receiverMetrics) deadLettered(n int) {
 	if m.dead != nil {
 		m.dead.Add(float64(n))
 	}

@@ -1,4 +1,4 @@
-package kafkaqueue
+package kafkareceiver
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 
 	"github.com/segmentio/kafka-go"
 
+	"github.com/weftdev/weft/internal/kafkabase"
 	"github.com/weftdev/weft/storage"
 )
 
@@ -66,7 +67,7 @@ func TestPoisonRecordsAreDeadLetteredAndDoNotBlock(t *testing.T) {
 // storage rejects, and another good call, in that order.
 func poisonRecords(t *testing.T, project string) [][]byte {
 	encode := func(op storage.CallOp) []byte {
-		v, err := Encode(op)
+		v, err := kafkabase.Encode(op)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -84,7 +85,7 @@ func poisonRecords(t *testing.T, project string) [][]byte {
 }
 
 // writeRaw produces values as they are, bypassing the Producer's encoding.
-func writeRaw(ctx context.Context, t *testing.T, cfg Config, key string, values [][]byte) {
+func writeRaw(ctx context.Context, t *testing.T, cfg kafkabase.Config, key string, values [][]byte) {
 	msgs := make([]kafka.Message, len(values))
 	for i, v := range values {
 		msgs[i] = kafka.Message{Key: []byte(key), Value: v, Headers: []kafka.Header{{Key: "origin", Value: []byte("test")}}}

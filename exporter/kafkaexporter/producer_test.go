@@ -1,32 +1,22 @@
-package kafkaqueue
+package kafkaexporter
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
-	"net"
+	"log/slog"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/weftdev/weft/consumer"
+	"github.com/weftdev/weft/internal/kafkabase"
+	"github.com/weftdev/weft/internal/kafkatest"
 	"github.com/weftdev/weft/storage"
 )
 
-// deadAddr returns a loopback address nothing listens on.
-func deadAddr(t testing.TB) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	l.Close()
-	return addr
-}
-
 func TestSubmitRefusesWithoutContactingKafka(t *testing.T) {
-	cfg := testConfig([]string{deadAddr(t)}, "refuse")
+	cfg := kafkatest.Config([]string{kafkatest.DeadAddr(t)}, "refuse")
 	cfg.MaxMessageBytes = 2048
 	huge := startOp("e/p", "big")
 	huge.Part.Call.Inputs = json.RawMessage(`{"blob":"` + strings.Repeat("x", 4096) + `"}`)
@@ -74,7 +64,7 @@ func TestAdmitBoundsInFlightWork(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			cfg := testConfig([]string{"127.0.0.1:1"}, "admit")
+			cfg := kafkatest.Config([]string{"127.0.0.1:1"}, "admit")
 			cfg.Producer.MaxInFlightOps, cfg.Producer.MaxInFlightBytes = 10, 1<<20
 			p := newProducer(t, cfg)
 			p.inOps, p.inBytes = tc.inOps, tc.inBytes
@@ -90,7 +80,7 @@ func TestAdmitBoundsInFlightWork(t *testing.T) {
 }
 
 func TestSubmitToDeadBrokerIsUnavailable(t *testing.T) {
-	cfg := testConfig([]string{deadAddr(t)}, "dead")
+	cfg := kafkatest.Config([]string{kafkatest.DeadAddr(t)}, "dead")
 	p := newProducer(t, cfg)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -104,4 +94,22 @@ func TestSubmitToDeadBrokerIsUnavailable(t *testing.T) {
 	if s := p.Stats(); s.FailedOps != 1 || s.AckedOps != 0 {
 		t.Fatalf("stats %+v; want one failed op", s)
 	}
+}
+
+var discard = slog.New(slog.DiscardHandler)
+
+func startOp(project, id string) storage.CallOp {
+	return storage.CallOp{Part: &storage.CallPart{Kind: storage.PartStart, Call: storage.Call{
+		ProjectID: project, ID: id, TraceID: "t-" + id, OpName: "op",
+		Attributes: json.RawMessage(`{}`), Inputs: json.RawMessage(`{"id":"` + id + `"}`)}}}
+}
+
+func newProducer(t testing.TB, cfg kafkabase.Config) *Producer {
+	t.Helper()
+	p, err := NewProducer(cfg, discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = p.Stop(context.Background()) })
+	return p
 }

@@ -1,4 +1,4 @@
-package kafkaqueue
+package kafkareceiver
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 
 	"github.com/segmentio/kafka-go"
 
+	"github.com/weftdev/weft/internal/kafkabase"
 	"github.com/weftdev/weft/storage"
 )
 
@@ -21,7 +22,7 @@ type item struct {
 
 // handle writes one batch, sets aside what can never be written, and
 // commits. It reports false when it stopped before committing.
-func (p *Processor) handle(ctx context.Context, r *kafka.Reader, batch []kafka.Message) bool {
+func (p *Receiver) handle(ctx context.Context, r *kafka.Reader, batch []kafka.Message) bool {
 	items, letters := decodeBatch(batch)
 	rejected, ok := p.store(ctx, items)
 	if !ok {
@@ -42,7 +43,7 @@ func decodeBatch(batch []kafka.Message) ([]item, []letter) {
 	items := make([]item, 0, len(batch))
 	var letters []letter
 	for _, m := range batch {
-		op, err := Decode(m.Value)
+		op, err := kafkabase.Decode(m.Value)
 		if err != nil {
 			letters = append(letters, letter{msg: m, reason: err.Error()})
 			continue
@@ -58,7 +59,7 @@ func decodeBatch(batch []kafka.Message) ([]item, []letter) {
 // find the records storage rejects even alone, which are returned for the
 // dead-letter topic. ok is false when ctx ended before the items were
 // written.
-func (p *Processor) store(ctx context.Context, items []item) (rejected []letter, ok bool) {
+func (p *Receiver) store(ctx context.Context, items []item) (rejected []letter, ok bool) {
 	if len(items) == 0 {
 		return nil, true
 	}
@@ -83,7 +84,7 @@ func (p *Processor) store(ctx context.Context, items []item) (rejected []letter,
 	return append(left, right...), ok
 }
 
-func (p *Processor) write(ctx context.Context, items []item) error {
+func (p *Receiver) write(ctx context.Context, items []item) error {
 	ops := make([]storage.CallOp, len(items))
 	for i := range items {
 		ops[i] = items[i].op
@@ -102,7 +103,7 @@ var errStopped = errors.New("stopped before the write succeeded")
 // errStopped when ctx ended during a pause. The first try runs even after
 // ctx ended, so shutdown finishes the batch in hand; fn gets a context
 // that outlives ctx, bounded by write_timeout.
-func (p *Processor) attempt(ctx context.Context, key string, fn func(context.Context) error) error {
+func (p *Receiver) attempt(ctx context.Context, key string, fn func(context.Context) error) error {
 	for n := 0; ; n++ {
 		wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), p.cfg.Consumer.WriteTimeout)
 		err := fn(wctx)
@@ -111,7 +112,7 @@ func (p *Processor) attempt(ctx context.Context, key string, fn func(context.Con
 			return err
 		}
 		p.stats.writeRetries.Add(1)
-		p.limited.log(slog.LevelWarn, key, "processor write failed; pausing without committing",
+		p.limited.Log(slog.LevelWarn, key, "processor write failed; pausing without committing",
 			"what", key, "attempt", n+1, "err", err)
 		if !p.pause(ctx, n) {
 			return fmt.Errorf("%w: %w", errStopped, err)
@@ -129,7 +130,7 @@ func permanent(err error) bool {
 // pause waits the n-th backoff (doubling from retry_backoff_min up to
 // retry_backoff_max, with jitter so replicas do not retry in step). It
 // reports false when ctx ended first.
-func (p *Processor) pause(ctx context.Context, n int) bool {
+func (p *Receiver) pause(ctx context.Context, n int) bool {
 	c := p.cfg.Consumer
 	d := c.RetryBackoffMin << min(n, 30)
 	if d <= 0 || d > c.RetryBackoffMax {
@@ -149,12 +150,12 @@ func (p *Processor) pause(ctx context.Context, n int) bool {
 // commit stores the batch's offsets. A failure (Kafka down, or the
 // partitions moved in a rebalance) is logged, not retried: the records
 // are redelivered and rewritten idempotently.
-func (p *Processor) commit(ctx context.Context, r *kafka.Reader, batch []kafka.Message) {
+func (p *Receiver) commit(ctx context.Context, r *kafka.Reader, batch []kafka.Message) {
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), p.cfg.RequestTimeout)
 	defer cancel()
 	if err := r.CommitMessages(cctx, batch...); err != nil {
 		p.stats.commitErrors.Add(1)
-		p.limited.log(slog.LevelWarn, "commit", "offset commit failed; the batch will be redelivered and rewritten",
+		p.limited.Log(slog.LevelWarn, "commit", "offset commit failed; the batch will be redelivered and rewritten",
 			"records", len(batch), "err", err)
 	}
 }

@@ -1,4 +1,4 @@
-package kafkaqueue
+package kafkareceiver
 
 import (
 	"context"
@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/weftdev/weft/exporter/kafkaexporter"
+	"github.com/weftdev/weft/internal/kafkabase"
 	"github.com/weftdev/weft/internal/kafkatest"
 	"github.com/weftdev/weft/storage"
 )
@@ -65,7 +67,7 @@ func (w *lagWriter) quantile(q float64) time.Duration {
 // complete calls submitted by 8 goroutines through the Producer (acks=all),
 // consumed by 1 or 2 Processors in one group, written to DuckDB. Lag is
 // from Submit to the storage commit. Run with a fixed count, e.g.
-// go test -run XXX -bench ProduceConsume -benchtime 50000x ./pipeline/kafkaqueue/
+// go test -run XXX -bench ProduceConsume -benchtime 50000x ./receiver/kafkareceiver/
 func BenchmarkProduceConsume(b *testing.B) {
 	for _, procs := range []int{1, 2} {
 		b.Run(fmt.Sprintf("processors=%d", procs), func(b *testing.B) { benchProduceConsume(b, procs) })
@@ -76,10 +78,10 @@ func benchProduceConsume(b *testing.B, procs int) {
 	c := kafkatest.Start(b)
 	cfg := testConfig(c.Addrs(), "bench")
 	cfg.Partitions = benchPartitions
-	cfg.Consumer.MaxBatchOps, cfg.Consumer.BatchLinger = DefaultConfig().Consumer.MaxBatchOps, DefaultConfig().Consumer.BatchLinger
+	cfg.Consumer.MaxBatchOps, cfg.Consumer.BatchLinger = kafkabase.DefaultConfig().Consumer.MaxBatchOps, kafkabase.DefaultConfig().Consumer.BatchLinger
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
-	if err := EnsureTopics(ctx, cfg, discard); err != nil {
+	if err := kafkabase.EnsureTopics(ctx, cfg, discard); err != nil {
 		b.Fatal(err)
 	}
 	w := &lagWriter{CallWriter: openStore(b), seen: map[string]bool{}}
@@ -103,7 +105,7 @@ func benchProduceConsume(b *testing.B, procs int) {
 	b.ReportMetric(float64(w.quantile(0.99).Microseconds())/1000, "p99-lag-ms")
 }
 
-func startProcessors(b *testing.B, cfg Config, w storage.CallWriter, n int) []*running {
+func startProcessors(b *testing.B, cfg kafkabase.Config, w storage.CallWriter, n int) []*running {
 	var out []*running
 	for range n {
 		out = append(out, startProcessor(b, cfg, w))
@@ -113,7 +115,7 @@ func startProcessors(b *testing.B, cfg Config, w storage.CallWriter, n int) []*r
 
 // warmUp sends calls until every processor has handled some, so the group
 // is formed and the partitions are spread before the clock starts.
-func warmUp(ctx context.Context, b *testing.B, prod *Producer, projects []string, w *lagWriter, procs []*running) {
+func warmUp(ctx context.Context, b *testing.B, prod *kafkaexporter.Producer, projects []string, w *lagWriter, procs []*running) {
 	sent := 0
 	waitFor(b, time.Minute, "every processor to receive work", func() bool {
 		busy := 0
@@ -142,7 +144,7 @@ func warmUp(ctx context.Context, b *testing.B, prod *Producer, projects []string
 
 // submitUntil claims batches of call numbers until total, each batch for
 // the next project in turn so every partition gets load.
-func submitUntil(ctx context.Context, b *testing.B, prod *Producer, projects []string, next *atomic.Int64, total int64) {
+func submitUntil(ctx context.Context, b *testing.B, prod *kafkaexporter.Producer, projects []string, next *atomic.Int64, total int64) {
 	for {
 		first := next.Add(benchBatch) - benchBatch
 		if first >= total {
@@ -174,14 +176,14 @@ func benchOp(project, id string) storage.CallOp {
 // BenchmarkEncodeDecode measures the record codec on a ~1 KB call.
 func BenchmarkEncodeDecode(b *testing.B) {
 	op := benchOp("acme/chat", "019a2b3c")
-	value, err := Encode(op)
+	value, err := kafkabase.Encode(op)
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.Run("encode", func(b *testing.B) {
 		b.SetBytes(int64(len(value)))
 		for b.Loop() {
-			if _, err := Encode(op); err != nil {
+			if _, err := kafkabase.Encode(op); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -189,7 +191,7 @@ func BenchmarkEncodeDecode(b *testing.B) {
 	b.Run("decode", func(b *testing.B) {
 		b.SetBytes(int64(len(value)))
 		for b.Loop() {
-			if _, err := Decode(value); err != nil {
+			if _, err := kafkabase.Decode(value); err != nil {
 				b.Fatal(err)
 			}
 		}

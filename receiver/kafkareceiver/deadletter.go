@@ -1,4 +1,4 @@
-package kafkaqueue
+package kafkareceiver
 
 import (
 	"context"
@@ -27,10 +27,6 @@ const (
 // whole statement.
 const maxReasonBytes = 1024
 
-// deadLetterOverhead is room for the added headers on top of a record of
-// max_message_bytes.
-const deadLetterOverhead = 4096
-
 // letter is a record set aside and why.
 type letter struct {
 	msg    kafka.Message
@@ -41,7 +37,7 @@ type letter struct {
 // Kafka is unavailable. Their batch is committed only after this
 // succeeded, so a record is never lost between the two topics. It
 // reports false when ctx ended before the write succeeded.
-func (p *Processor) deadLetter(ctx context.Context, letters []letter) bool {
+func (p *Receiver) deadLetter(ctx context.Context, letters []letter) bool {
 	msgs := make([]kafka.Message, len(letters))
 	now := time.Now().UTC().Format(time.RFC3339Nano)
 	for i, l := range letters {
@@ -61,7 +57,7 @@ func (p *Processor) deadLetter(ctx context.Context, letters []letter) bool {
 	p.stats.deadLettered.Add(int64(len(letters)))
 	p.metrics.deadLettered(len(letters))
 	for _, l := range letters {
-		p.limited.log(slog.LevelError, "dead-letter", "record set aside in the dead-letter topic",
+		p.limited.Log(slog.LevelError, "dead-letter", "record set aside in the dead-letter topic",
 			"topic", l.msg.Topic, "partition", l.msg.Partition, "offset", l.msg.Offset,
 			"dead_letter_topic", p.cfg.DeadLetterTopic, "reason", l.reason,
 			"dead_lettered_total", p.stats.deadLettered.Load())

@@ -1,4 +1,4 @@
-package kafkaqueue
+package kafkareceiver
 
 import (
 	"context"
@@ -14,7 +14,9 @@ import (
 	"github.com/segmentio/kafka-go"
 
 	"github.com/weftdev/weft/consumer"
+	"github.com/weftdev/weft/exporter/kafkaexporter"
 	"github.com/weftdev/weft/exporter/storageexporter"
+	"github.com/weftdev/weft/internal/kafkabase"
 	"github.com/weftdev/weft/internal/kafkatest"
 	"github.com/weftdev/weft/internal/telemetry"
 	"github.com/weftdev/weft/processor/batchprocessor"
@@ -22,39 +24,22 @@ import (
 	"github.com/weftdev/weft/storage/duckdb"
 )
 
-const testPartitions = 4
+const testPartitions = kafkatest.Partitions
 
 var discard = slog.New(slog.DiscardHandler)
 
-// testConfig is tuned for a fast local cluster: frequent heartbeats (so
-// members notice a rebalance at once), small batches (so a run spans many
-// batches), quick backoff. The session and rebalance timeouts stay long:
-// on a loaded CI machine a heartbeat can be late by a second, and a
-// member dropped for it causes a rebalance no test asked for.
-func testConfig(brokers []string, name string) Config {
-	cfg := DefaultConfig()
-	cfg.Brokers = brokers
-	cfg.Topic, cfg.DeadLetterTopic = name, name+".dlq"
-	cfg.Partitions, cfg.ReplicationFactor = testPartitions, 1
-	cfg.DialTimeout, cfg.RequestTimeout = time.Second, 5*time.Second
-	cfg.Producer.AckTimeout = 5 * time.Second
-	c := &cfg.Consumer
-	c.Group = name + "-group"
-	c.MaxBatchOps, c.BatchLinger = 100, 20*time.Millisecond
-	c.FetchMaxWait = 100 * time.Millisecond
-	c.HeartbeatInterval, c.SessionTimeout, c.RebalanceTimeout = 100*time.Millisecond, 10*time.Second, 10*time.Second
-	c.RetryBackoffMin, c.RetryBackoffMax = 10*time.Millisecond, 100*time.Millisecond
-	return cfg
+func testConfig(brokers []string, name string) kafkabase.Config {
+	return kafkatest.Config(brokers, name)
 }
 
 // startKafka starts a cluster and creates the topics through EnsureTopics.
-func startKafka(t testing.TB, name string, opts ...kafkatest.Option) (*kafkatest.Cluster, Config) {
+func startKafka(t testing.TB, name string, opts ...kafkatest.Option) (*kafkatest.Cluster, kafkabase.Config) {
 	t.Helper()
 	c := kafkatest.Start(t, opts...)
 	cfg := testConfig(c.Addrs(), name)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	if err := EnsureTopics(ctx, cfg, discard); err != nil {
+	if err := kafkabase.EnsureTopics(ctx, cfg, discard); err != nil {
 		t.Fatal(err)
 	}
 	return c, cfg
@@ -70,9 +55,9 @@ func openStore(t testing.TB) *duckdb.Store {
 	return s
 }
 
-func newProducer(t testing.TB, cfg Config) *Producer {
+func newProducer(t testing.TB, cfg kafkabase.Config) *kafkaexporter.Producer {
 	t.Helper()
-	p, err := NewProducer(cfg, discard)
+	p, err := kafkaexporter.NewProducer(cfg, discard)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +67,7 @@ func newProducer(t testing.TB, cfg Config) *Producer {
 
 // running is a processor running in the background.
 type running struct {
-	*Processor
+	*Receiver
 	cancel context.CancelFunc
 	done   chan struct{} // closed when Run returned
 	err    error         // Run's result, set before done is closed
@@ -102,14 +87,14 @@ func (r *running) stop(t testing.TB) {
 	}
 }
 
-func startProcessor(t testing.TB, cfg Config, w storage.CallWriter) *running {
+func startProcessor(t testing.TB, cfg kafkabase.Config, w storage.CallWriter) *running {
 	t.Helper()
-	p, err := NewProcessor(cfg, pipelineTo(t, w), discard)
+	p, err := NewReceiver(cfg, pipelineTo(t, w), discard)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	r := &running{Processor: p, cancel: cancel, done: make(chan struct{})}
+	r := &running{Receiver: p, cancel: cancel, done: make(chan struct{})}
 	go func() {
 		r.err = p.Run(ctx)
 		close(r.done)
@@ -180,7 +165,7 @@ func (l *ledger) count() int {
 // produceCalls sends each call's end before its start, in separate
 // Submits (two records), from one goroutine per project, and records the
 // calls Kafka acknowledged. It stops a project at its first error.
-func produceCalls(ctx context.Context, p *Producer, projects []string, perProject int, prefix string, l *ledger) []error {
+func produceCalls(ctx context.Context, p *kafkaexporter.Producer, projects []string, perProject int, prefix string, l *ledger) []error {
 	var wg sync.WaitGroup
 	errs := make([]error, len(projects))
 	for i, project := range projects {

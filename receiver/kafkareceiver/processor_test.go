@@ -1,4 +1,4 @@
-package kafkaqueue
+package kafkareceiver
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 
 	"github.com/segmentio/kafka-go"
 
+	"github.com/weftdev/weft/internal/kafkabase"
 	"github.com/weftdev/weft/storage"
 )
 
@@ -146,13 +147,13 @@ func TestKilledProcessorBatchIsRedeliveredWithoutDuplicates(t *testing.T) {
 	}
 	total := int64(2 * l.count())
 
-	first, err := NewProcessor(cfg, nil, discard)
+	first, err := NewReceiver(cfg, nil, discard)
 	if err == nil {
-		t.Fatal("NewProcessor accepted a nil writer")
+		t.Fatal("NewReceiver accepted a nil writer")
 	}
 	pctx, kill := context.WithCancel(context.Background())
 	crasher := &crashingWriter{CallWriter: store, crash: kill}
-	if first, err = NewProcessor(cfg, pipelineTo(t, crasher), discard); err != nil {
+	if first, err = NewReceiver(cfg, pipelineTo(t, crasher), discard); err != nil {
 		t.Fatal(err)
 	}
 	if err := first.Run(pctx); err != nil {
@@ -178,7 +179,7 @@ func TestKilledProcessorBatchIsRedeliveredWithoutDuplicates(t *testing.T) {
 
 // committedOffsets returns the group's committed offset per partition of
 // the call topic (-1 when none).
-func committedOffsets(t testing.TB, cfg Config) map[int]int64 {
+func committedOffsets(t testing.TB, cfg kafkabase.Config) map[int]int64 {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -199,7 +200,7 @@ func committedOffsets(t testing.TB, cfg Config) map[int]int64 {
 }
 
 // endOffsets returns the next offset to be written per partition.
-func endOffsets(t testing.TB, cfg Config) map[int]int64 {
+func endOffsets(t testing.TB, cfg kafkabase.Config) map[int]int64 {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()

@@ -1,4 +1,4 @@
-package kafkaqueue
+package kafkabase
 
 import (
 	"errors"
@@ -141,7 +141,7 @@ func (c Config) Validate() error {
 	check(c.Partitions < 1, "partitions: must be at least 1")
 	check(c.ReplicationFactor == 0 || c.ReplicationFactor < -1, "replication_factor: must be -1 (broker default) or at least 1")
 	check(c.MaxMessageBytes < 1024, "max_message_bytes: must be at least 1024")
-	_, err := compressionCodec(c.Compression)
+	_, err := CompressionCodec(c.Compression)
 	check(err != nil, "compression: %v", err)
 	check(c.DialTimeout <= 0 || c.RequestTimeout <= 0, "dial_timeout and request_timeout: must be positive")
 	p := c.Producer
@@ -177,7 +177,7 @@ func (c ConsumerConfig) validate(maxMessage int) []error {
 	return errs
 }
 
-func compressionCodec(name string) (kafka.Compression, error) {
+func CompressionCodec(name string) (kafka.Compression, error) {
 	switch strings.ToLower(name) {
 	case "", "none":
 		return 0, nil
@@ -193,13 +193,13 @@ func compressionCodec(name string) (kafka.Compression, error) {
 	return 0, fmt.Errorf("%q is not one of none, gzip, snappy, lz4, zstd", name)
 }
 
-func (c Config) transport() *kafka.Transport {
+func (c Config) Transport() *kafka.Transport {
 	return &kafka.Transport{DialTimeout: c.DialTimeout, ClientID: c.ClientID}
 }
 
 // closeWriter closes w and its connections: kafka-go closes the idle
 // connections only of a transport it created itself.
-func closeWriter(w *kafka.Writer) error {
+func CloseWriter(w *kafka.Writer) error {
 	err := w.Close()
 	if t, ok := w.Transport.(*kafka.Transport); ok {
 		t.CloseIdleConnections()
