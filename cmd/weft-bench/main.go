@@ -34,6 +34,7 @@ type options struct {
 	calls, batch, workers, payload      int
 	queries                             int
 	rate, window                        int
+	transports                          string
 }
 
 func parse(name string, args []string) (options, error) {
@@ -50,6 +51,7 @@ func parse(name string, args []string) (options, error) {
 	fs.IntVar(&o.payload, "payload", 500, "approximate bytes of inputs+output per call")
 	fs.IntVar(&o.queries, "queries", 50, "repetitions of each query")
 	fs.IntVar(&o.rate, "rate", 0, "offered load in records/s (open loop; latency counts from when a request was due); 0 sends as fast as answered")
+	fs.StringVar(&o.transports, "transports", "http,grpc", "otlp: which transports to measure, in order")
 	fs.IntVar(&o.window, "window", 1_000_000, "report the rate over each window of this many records; the last is what a full store sustains")
 	fs.StringVar(&o.visibleURL, "visible-url", "", "calls: after loading, wait until this (query role) URL serves every call and report the end-to-end lag")
 	if err := fs.Parse(args); err != nil {

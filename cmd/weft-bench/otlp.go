@@ -27,7 +27,7 @@ import (
 func benchOTLP(ctx context.Context, t *target, o options) error {
 	pool := newTextPool(1<<16, max(o.payload-400, 0)/2)
 	stored := 0
-	for _, transport := range []string{"http", "grpc"} {
+	for _, transport := range strings.Split(o.transports, ",") {
 		if transport == "grpc" && t.grpcAddr == "" {
 			fmt.Println("otlp/grpc: skipped (no OTLP/gRPC address; start weft with --weft)")
 			continue
