@@ -32,7 +32,7 @@ type writePath struct {
 	// saturated reports that the store's backlog is nearly full, so
 	// writes are refused before their bodies are read; nil: never.
 	saturated func() bool
-	kafkaIn *kafkareceiver.Receiver
+	kafkaIn   *kafkareceiver.Receiver
 	// parts start in order (exporters before the processors feeding
 	// them) and shut down in reverse.
 	parts   []component.Component
