@@ -30,7 +30,7 @@ func TestMetricsScrapedFromRunningWeft(t *testing.T) {
 	for series, want := range map[string]float64{
 		`otelcol_receiver_accepted_spans{receiver="otlp",transport="http"}`: 25,
 		`weft_receiver_accepted_calls{receiver="weave",transport="http"}`:   20, // 10 starts, 10 ends
-		`otelcol_exporter_queue_capacity{exporter="storage"}`:               500000,
+		`otelcol_exporter_queue_capacity{exporter="storage"}`:               2000000,
 		`weft_processor_queue_capacity{processor="batch"}`:                  100000,
 		`otelcol_exporter_sent_calls{exporter="storage"}`:                   35, // each start merged with its end
 		`weft_storage_written_calls{backend="duckdb"}`:                      35,
@@ -40,7 +40,7 @@ func TestMetricsScrapedFromRunningWeft(t *testing.T) {
 		`weft_storage_rejected_calls{backend="duckdb"}`:                     0,
 		`weft_receiver_refused_calls{receiver="weave",transport="http"}`:    0,
 		`otelcol_processor_refused_calls{processor="batch"}`:                0,
-		`weft_exporter_queue_capacity_bytes{exporter="storage"}`:            128 << 20,
+		`weft_exporter_queue_capacity_bytes{exporter="storage"}`:            1 << 30,
 		`otelcol_processor_batch_batch_send_size_count{processor="batch"}`:  -1, // present, counted below
 		`weft_storage_write_duration_seconds_count{backend="duckdb"}`:       -1,
 		`weft_exporter_send_duration_seconds_count{exporter="storage"}`:     -1,
