@@ -2,32 +2,15 @@ package otlpreceiver
 
 import (
 	"context"
-	"net"
 	"testing"
 	"time"
 
-	"github.com/weftdev/weft/internal/telemetry"
 	"go.opentelemetry.io/collector/pdata/ptrace/ptraceotlp"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/connectivity"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/metadata"
 )
-
-func startLimitedGRPC(t *testing.T, l ConnLimits) string {
-	t.Helper()
-	srv, err := NewGRPCServer(Config{}, testKeys(), &recorder{}, telemetry.Settings{}, nil, l.ServerOptions()...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	lis, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go func() { _ = srv.Serve(lis) }()
-	t.Cleanup(srv.Stop)
-	return lis.Addr().String()
-}
 
 // waitState waits until cc reaches want or the deadline passes.
 func waitState(ctx context.Context, cc *grpc.ClientConn, want connectivity.State) bool {
@@ -42,7 +25,7 @@ func waitState(ctx context.Context, cc *grpc.ClientConn, want connectivity.State
 // A connection without calls is closed once it has been idle for
 // MaxConnectionIdle: the client sees it go idle.
 func TestGRPCIdleConnectionIsClosed(t *testing.T) {
-	addr := startLimitedGRPC(t, ConnLimits{MaxConnectionIdle: 300 * time.Millisecond})
+	addr := serveGRPC(t, Config{}, &recorder{}, nil, ConnLimits{MaxConnectionIdle: 300 * time.Millisecond}.ServerOptions()...)
 	cc, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
 	if err != nil {
 		t.Fatal(err)

@@ -2,7 +2,6 @@ package otlpreceiver
 
 import (
 	"context"
-	"net"
 	"strings"
 	"testing"
 	"time"
@@ -120,23 +119,13 @@ func TestNewGRPCServerValidatesConfig(t *testing.T) {
 // with it spent, an export is refused for now, with RetryInfo.
 func TestGRPCRequestOverTheInflightBudgetIsRetryable(t *testing.T) {
 	budget := httpapi.NewInflight(1 << 20)
-	srv, err := NewGRPCServer(Config{}, testKeys(), &recorder{}, telemetry.Settings{}, budget)
-	if err != nil {
-		t.Fatal(err)
-	}
-	lis, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go func() { _ = srv.Serve(lis) }()
-	t.Cleanup(srv.GracefulStop)
-	client := grpcClient(t, lis.Addr().String())
+	client := grpcClient(t, serveGRPC(t, Config{}, &recorder{}, budget))
 	ctx := metadata.AppendToOutgoingContext(context.Background(), "wandb-api-key", fixtureKey)
 	release, ok := budget.Reserve(1 << 20) // another request holds the whole budget
 	if !ok {
 		t.Fatal("could not take the budget")
 	}
-	_, err = client.Export(ctx, ptraceotlp.NewExportRequestFromTraces(traces(1, "acme/demo")))
+	_, err := client.Export(ctx, ptraceotlp.NewExportRequestFromTraces(traces(1, "acme/demo")))
 	if st, _ := status.FromError(err); st.Code() != codes.ResourceExhausted || !hasRetryInfo(st) {
 		t.Fatalf("export with the budget spent: %v, want RESOURCE_EXHAUSTED with RetryInfo", err)
 	}

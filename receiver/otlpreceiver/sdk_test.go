@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/weftdev/weft/internal/httpapi"
 	"github.com/weftdev/weft/internal/telemetry"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
@@ -15,6 +16,7 @@ import (
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
 	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"google.golang.org/grpc"
 )
 
 // emitAgentTrace records, with the real SDK, an agent span with an LLM
@@ -109,7 +111,14 @@ func TestSDKExporterHTTP(t *testing.T) {
 // startGRPC serves the receiver on a loopback port.
 func startGRPC(t *testing.T, cfg Config, rec *recorder) string {
 	t.Helper()
-	srv, err := NewGRPCServer(cfg, testKeys(), rec, telemetry.Settings{}, nil)
+	return serveGRPC(t, cfg, rec, nil)
+}
+
+// serveGRPC serves the receiver on a loopback port with a request-bytes
+// budget (nil: none) and extra server options.
+func serveGRPC(t *testing.T, cfg Config, rec *recorder, inflight *httpapi.Inflight, opts ...grpc.ServerOption) string {
+	t.Helper()
+	srv, err := NewGRPCServer(cfg, testKeys(), rec, telemetry.Settings{}, inflight, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +127,7 @@ func startGRPC(t *testing.T, cfg Config, rec *recorder) string {
 		t.Fatal(err)
 	}
 	go func() { _ = srv.Serve(lis) }()
-	t.Cleanup(srv.GracefulStop)
+	t.Cleanup(srv.Stop)
 	return lis.Addr().String()
 }
 
