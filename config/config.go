@@ -47,6 +47,8 @@ type Config struct {
 	// WAL is the storage exporter's write-ahead log on the embedded store.
 	// Its dir defaults to <data_dir>/wal.
 	WAL storageexporter.Config `yaml:"wal"`
+	// DuckDBMemoryMB is the embedded store's buffer pool, in megabytes. 512.
+	DuckDBMemoryMB int `yaml:"duckdb_memory_mb"`
 	// MetricsListen serves Prometheus /metrics on its own address instead
 	// of the API listener. Empty: /metrics on the API listener.
 	MetricsListen string `yaml:"metrics_listen"`
@@ -85,6 +87,7 @@ func Default() Config {
 		LogLevel:        "info",
 		Pipeline:        batchprocessor.DefaultConfig(),
 		WAL:             storageexporter.DefaultConfig(),
+		DuckDBMemoryMB:  512,
 		OTLP:            otlpreceiver.NewDefaultConfig(),
 		Connections:     DefaultConnections(),
 		Roles:           AllRoles,
@@ -120,6 +123,9 @@ func (c Config) Validate() error {
 	case "debug", "info", "warn", "error":
 	default:
 		errs = append(errs, fmt.Errorf("log_level: %q is not one of debug, info, warn, error", c.LogLevel))
+	}
+	if c.DuckDBMemoryMB < 64 {
+		return fmt.Errorf("duckdb_memory_mb: %d is below the 64 MB minimum", c.DuckDBMemoryMB)
 	}
 	if err := c.WALConfig().Validate(); err != nil {
 		return err

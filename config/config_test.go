@@ -50,6 +50,8 @@ func TestLoadErrors(t *testing.T) {
 		{"bad level", []string{"--log-level", "loud"}, nil, "log_level"},
 		{"config from env", nil, map[string]string{"WEFT_CONFIG": "FILE:bogus: 1\n"}, `unknown key "bogus"`},
 		{"stray argument", []string{"extra"}, nil, "unexpected argument"},
+		{"tiny duckdb pool", []string{"--config", "FILE:duckdb_memory_mb: 10\n"}, nil, "duckdb_memory_mb: 10 is below"},
+		{"wal without room", []string{"--config", "FILE:wal:\n  max_unapplied_bytes: 10\n"}, nil, "wal.max_unapplied_bytes"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -22,8 +22,10 @@ import (
 //go:embed migrations/*.sql
 var migrations embed.FS
 
-// memoryLimit is DuckDB's buffer pool budget.
-const memoryLimit = "512MB"
+// DefaultMemoryMB is DuckDB's buffer pool budget unless configured. A
+// smaller pool lowers peak RSS but slows sustained ingest: at 256 MB the
+// store took less than half the calls a second it takes at 512 MB.
+const DefaultMemoryMB = 512
 
 // FileName is the database file inside the data directory.
 const FileName = "weft.duckdb"
@@ -49,6 +51,14 @@ type Store struct {
 // Open opens (creating if needed) the database in dir and applies pending
 // migrations. An empty dir opens an in-memory database (tests only).
 func Open(ctx context.Context, dir string, logger *slog.Logger) (*Store, error) {
+	return OpenWithMemory(ctx, dir, DefaultMemoryMB, logger)
+}
+
+// OpenWithMemory is Open with a buffer pool of memoryMB megabytes.
+func OpenWithMemory(ctx context.Context, dir string, memoryMB int, logger *slog.Logger) (*Store, error) {
+	if memoryMB < 64 {
+		return nil, fmt.Errorf("duckdb memory: %d MB is below the 64 MB minimum", memoryMB)
+	}
 	dsn := ""
 	if dir != "" {
 		dsn = filepath.Join(dir, FileName)
@@ -87,7 +97,7 @@ func Open(ctx context.Context, dir string, logger *slog.Logger) (*Store, error) 
 	// DuckDB's buffer pool defaults to 80% of the machine's memory; a
 	// collector shares its host, so it gets a fixed budget and spills
 	// beyond it.
-	if _, err := db.ExecContext(ctx, "SET GLOBAL memory_limit = '"+memoryLimit+"'"); err != nil {
+	if _, err := db.ExecContext(ctx, fmt.Sprintf("SET GLOBAL memory_limit = '%dMB'", memoryMB)); err != nil {
 		return nil, errors.Join(fmt.Errorf("configure duckdb memory_limit: %w", err), db.Close())
 	}
 	// DuckDB's allocator keeps freed memory for reuse; under sustained
