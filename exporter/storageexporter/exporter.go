@@ -2,6 +2,7 @@ package storageexporter
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"sync"
@@ -101,7 +102,8 @@ func (e *Exporter) Start(ctx context.Context, _ component.Host) error {
 	}
 	e.log = l
 	if err := e.replay(ctx); err != nil {
-		return fmt.Errorf("storage exporter: replaying the write-ahead log: %w", err)
+		e.log = nil // Shutdown has no applier to wait for
+		return errors.Join(fmt.Errorf("storage exporter: replaying the write-ahead log: %w", err), l.Close())
 	}
 	go e.applyLoop()
 	return nil

@@ -155,7 +155,10 @@ func TestReplayAfterCrashStoresTheBacklog(t *testing.T) {
 	if err := e.Barrier(context.Background()); err != nil || !store.has("d") {
 		t.Fatalf("write after replay: %v, stored %v", err, store.has("d"))
 	}
+	// Let the first exporter's applier, stuck in the dead process's store,
+	// finish before the test's directory is removed.
 	close(stuck.hold)
+	_ = crashed.Shutdown(context.Background())
 }
 
 func TestFullBacklogAnswersOverloaded(t *testing.T) {
