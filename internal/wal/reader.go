@@ -2,10 +2,8 @@ package wal
 
 import (
 	"bufio"
-	"encoding/binary"
 	"errors"
 	"fmt"
-	"hash/crc32"
 	"io"
 	"os"
 )
@@ -77,25 +75,12 @@ func (r *Reader) open() error {
 }
 
 func (r *Reader) read() (uint64, []byte, error) {
-	var h [headerSize]byte
-	if _, err := io.ReadFull(r.r, h[:]); err != nil {
-		if err == io.EOF {
-			return 0, nil, io.EOF
-		}
-		return 0, nil, fmt.Errorf("wal: %w", errTorn)
+	seq, payload, err := readFrame(r.r, r.buf)
+	r.buf = payload
+	if err != nil && err != io.EOF {
+		return 0, nil, fmt.Errorf("wal: %w", err)
 	}
-	n := binary.LittleEndian.Uint32(h[0:4])
-	if n > maxRecordLen {
-		return 0, nil, fmt.Errorf("wal: %w", errTorn)
-	}
-	r.buf = grow(r.buf, int(n))
-	if _, err := io.ReadFull(r.r, r.buf); err != nil {
-		return 0, nil, fmt.Errorf("wal: %w", errTorn)
-	}
-	if crc32.Update(crc32.Checksum(h[8:16], castagnoli), castagnoli, r.buf) != binary.LittleEndian.Uint32(h[4:8]) {
-		return 0, nil, fmt.Errorf("wal: %w", errTorn)
-	}
-	return binary.LittleEndian.Uint64(h[8:16]), r.buf, nil
+	return seq, payload, err
 }
 
 // Close releases the open segment.

@@ -1,7 +1,7 @@
 // Package wal is an append-only, segmented write-ahead log with group
 // fsync: Append writes a group of records and syncs the file once for all
-// of them, so many writers share one fsync; Replay reads records back
-// after a restart; TrimThrough drops the segments whose records have all
+// of them, so many writers share one fsync; a Reader reads records back,
+// following the appends or after a restart; TrimThrough drops the segments whose records have all
 // been applied downstream. A torn record at the tail (a crash during a
 // write, never acknowledged) is cut off on Open.
 //
@@ -91,7 +91,7 @@ func Open(dir string, opts Options) (*Log, error) {
 // recover scans a segment, cutting a torn tail off the last one. A bad
 // record anywhere else is corruption the log cannot repair by itself.
 func (l *Log) recover(s *segment, tail bool) error {
-	last, validEnd, err := scan(s.path, s.first, nil)
+	last, validEnd, err := scan(s.path, s.first)
 	if err == nil {
 		s.last = last
 		return nil

@@ -2,7 +2,9 @@ package wal
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"testing"
@@ -20,15 +22,19 @@ func openLog(t *testing.T, dir string, seg int64) *Log {
 
 func replayAll(t *testing.T, l *Log, after uint64) (seqs []uint64, recs []string) {
 	t.Helper()
-	err := l.Replay(after, func(seq uint64, p []byte) error {
+	r := l.NewReader(after)
+	defer r.Close()
+	for {
+		seq, p, err := r.Next(l.LastSeq())
+		if errors.Is(err, io.EOF) {
+			return seqs, recs
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
 		seqs = append(seqs, seq)
 		recs = append(recs, string(p))
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
 	}
-	return seqs, recs
 }
 
 func TestAppendReopenReplay(t *testing.T) {
@@ -116,9 +122,12 @@ func TestTrimKeepsUnappliedSegments(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Every record fills a segment of its own here, so exactly 1..3 go.
-	seqs, _ := replayAll(t, l, 0)
+	seqs, _ := replayAll(t, l, 3)
 	if fmt.Sprint(seqs) != "[4 5 6]" {
 		t.Fatalf("after trim through 3: %v, want [4 5 6]", seqs)
+	}
+	if _, _, err := l.NewReader(0).Next(6); err == nil {
+		t.Fatal("record 1 still readable after trim through 3")
 	}
 }
 
