@@ -142,11 +142,9 @@ func postRetrying(ctx context.Context, c *http.Client, t *target, path string, b
 	}
 }
 
+// pct is the p-th percentile of unsorted latencies.
 func pct(d []time.Duration, p int) time.Duration {
-	if len(d) == 0 {
-		return 0
-	}
 	s := slices.Clone(d)
 	slices.Sort(s)
-	return s[min(len(s)-1, len(s)*p/100)].Round(10 * time.Microsecond)
+	return pctSorted(s, p*10)
 }
