@@ -47,7 +47,7 @@ type Config struct {
 	// WAL is the storage exporter's write-ahead log on the embedded store.
 	// Its dir defaults to <data_dir>/wal.
 	WAL storageexporter.Config `yaml:"wal"`
-	// DuckDBMemoryMB is the embedded store's buffer pool, in megabytes. 512.
+	// DuckDBMemoryMB is the embedded store's buffer pool, in megabytes. 384.
 	DuckDBMemoryMB int `yaml:"duckdb_memory_mb"`
 	// MetricsListen serves Prometheus /metrics on its own address instead
 	// of the API listener. Empty: /metrics on the API listener.
@@ -87,7 +87,7 @@ func Default() Config {
 		LogLevel:        "info",
 		Pipeline:        batchprocessor.DefaultConfig(),
 		WAL:             storageexporter.DefaultConfig(),
-		DuckDBMemoryMB:  512,
+		DuckDBMemoryMB:  384,
 		OTLP:            otlpreceiver.NewDefaultConfig(),
 		Connections:     DefaultConnections(),
 		Roles:           AllRoles,

@@ -24,10 +24,12 @@ const appliedFile = "applied"
 // retryPause is the wait before a failed store write is tried again.
 const retryPause = 500 * time.Millisecond
 
-// maxApplyBytes bounds the log bytes read for one store transaction, so
-// that large records cannot make an apply batch hold more than tens of
-// megabytes in memory.
-const maxApplyBytes = 32 << 20
+// maxApplyBytes bounds the decoded bytes of one store transaction: what
+// the applier holds in memory while the store writes it, so large records
+// make smaller transactions instead of a bigger heap (a single batch may
+// exceed it alone). Bounding the log's compressed bytes instead let a
+// transaction decode to over 100 MB.
+const maxApplyBytes = 12 << 20
 
 // applyLoop writes the log's backlog to the store, reading it back from
 // the log, as much as MaxApplyOps records at a time, until stopped with
@@ -56,9 +58,9 @@ func (e *Exporter) take() ([]*logged, bool) {
 		}
 		if n := len(e.pending); n > 0 {
 			ops, bytes, k := 0, int64(0), 0
-			for k < n && (k == 0 || (ops+e.pending[k].ops <= e.cfg.MaxApplyOps && bytes+e.pending[k].bytes <= maxApplyBytes)) {
+			for k < n && (k == 0 || (ops+e.pending[k].ops <= e.cfg.MaxApplyOps && bytes+e.pending[k].rawBytes <= maxApplyBytes)) {
 				ops += e.pending[k].ops
-				bytes += e.pending[k].bytes
+				bytes += e.pending[k].rawBytes
 				k++
 			}
 			out := append([]*logged(nil), e.pending[:k]...)
@@ -241,6 +243,7 @@ func (e *Exporter) replay(ctx context.Context) error {
 	r := e.log.NewReader(min(after, last))
 	defer r.Close()
 	var chunk []storage.CallOp
+	var chunkBytes int64
 	replayed := 0
 	for {
 		if err := ctx.Err(); err != nil {
@@ -258,9 +261,10 @@ func (e *Exporter) replay(ctx context.Context) error {
 			return err
 		}
 		replayed += len(ops)
-		if chunk = append(chunk, ops...); len(chunk) >= e.cfg.MaxApplyOps {
+		chunkBytes += int64(sizeHint(ops))
+		if chunk = append(chunk, ops...); len(chunk) >= e.cfg.MaxApplyOps || chunkBytes >= maxApplyBytes {
 			e.applyMerged(chunk)
-			chunk = chunk[:0]
+			chunk, chunkBytes = chunk[:0], 0
 		}
 	}
 	e.applyMerged(chunk)

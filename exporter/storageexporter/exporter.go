@@ -48,9 +48,11 @@ type Exporter struct {
 // logged is one acknowledged batch waiting for the store. Its records are
 // read back from the log when applied, not kept in memory.
 type logged struct {
-	seq   uint64
-	ops   int
-	bytes int64
+	seq uint64
+	ops int
+	// bytes is the record's size in the log, which the backlog bound
+	// counts; rawBytes its decoded size, which bounds a transaction.
+	bytes, rawBytes int64
 	// done is set when the caller waits for the store's results (a
 	// delete answers how many calls it deleted).
 	done    chan error
@@ -160,8 +162,9 @@ func (e *Exporter) isRunning() bool {
 // applier. Only a batch with a delete waits for the store, because its
 // result (how many calls were deleted) comes from there.
 func (e *Exporter) consumeLogged(ctx context.Context, ops []storage.CallOp) ([]storage.CallOpResult, error) {
-	rec := compressRecord(encodeOps(make([]byte, 0, sizeHint(ops)), ops))
-	b := &logged{ops: len(ops), bytes: int64(len(rec))}
+	raw := encodeOps(make([]byte, 0, sizeHint(ops)), ops)
+	rec := compressRecord(raw)
+	b := &logged{ops: len(ops), bytes: int64(len(rec)), rawBytes: int64(len(raw))}
 	if hasDelete(ops) {
 		b.done = make(chan error, 1)
 	}

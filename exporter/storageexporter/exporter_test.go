@@ -21,6 +21,7 @@ type fakeStore struct {
 	mu     sync.Mutex
 	calls  map[string]storage.CallPart
 	writes int
+	maxOps int           // the most ops one write carried
 	hold   chan struct{} // when set, each write waits for a receive or close
 	refuse func(storage.CallOp) bool
 	down   bool
@@ -43,6 +44,7 @@ func (s *fakeStore) WriteCallOps(_ context.Context, ops []storage.CallOp) ([]sto
 		}
 	}
 	s.writes++
+	s.maxOps = max(s.maxOps, len(ops))
 	res := make([]storage.CallOpResult, len(ops))
 	for i, op := range ops {
 		switch {
@@ -118,6 +120,32 @@ func TestBarrierSeesEveryAcknowledgedWrite(t *testing.T) {
 		if !store.has(id) {
 			t.Fatalf("call %s acknowledged but not in the store after Barrier", id)
 		}
+	}
+}
+
+// A backlog of large records is stored in several transactions, so the
+// applier never holds much more than maxApplyBytes decoded at once.
+func TestTransactionsAreBoundedByDecodedBytes(t *testing.T) {
+	store := newFakeStore()
+	store.hold = make(chan struct{})
+	e := startExporter(t, testConfig(t.TempDir()), store)
+	defer e.Shutdown(context.Background())
+	consume(t, e, part("first")) // the applier takes it and waits on hold
+	big := strings.Repeat("x", 5<<20)
+	for i := range 5 {
+		op := part(fmt.Sprint("big", i))
+		op.Part.Call.Inputs = []byte(`{"text":"` + big + `"}`)
+		consume(t, e, op)
+	}
+	close(store.hold)
+	if err := e.Barrier(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	store.mu.Lock()
+	defer store.mu.Unlock()
+	if store.maxOps > 2 || len(store.calls) != 6 {
+		t.Fatalf("stored %d calls, at most %d in one write; want 6, at most 2 of 5 MiB under the %d MiB bound",
+			len(store.calls), store.maxOps, maxApplyBytes>>20)
 	}
 }
 
