@@ -42,7 +42,7 @@ func openBackend(ctx context.Context, cfg config.Config, logger *slog.Logger) (b
 		if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
 			return nil, nil, fmt.Errorf("data_dir %s: %w", cfg.DataDir, err)
 		}
-		store, err := duckdb.OpenWithMemory(ctx, cfg.DataDir, cfg.DuckDBMemoryMB, logger)
+		store, err := duckdb.OpenWithOptions(ctx, cfg.DataDir, duckdb.Options{MemoryMB: cfg.DuckDBMemoryMB, Threads: cfg.DuckDBThreads}, logger)
 		if err != nil {
 			return nil, nil, err
 		}

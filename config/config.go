@@ -49,6 +49,9 @@ type Config struct {
 	WAL storageexporter.Config `yaml:"wal"`
 	// DuckDBMemoryMB is the embedded store's buffer pool, in megabytes. 384.
 	DuckDBMemoryMB int `yaml:"duckdb_memory_mb"`
+	// DuckDBThreads is how many threads the embedded store runs queries
+	// and checkpoints on. 0 (the default): half the CPUs, at least one.
+	DuckDBThreads int `yaml:"duckdb_threads"`
 	// MetricsListen serves Prometheus /metrics on its own address instead
 	// of the API listener. Empty: /metrics on the API listener.
 	MetricsListen string `yaml:"metrics_listen"`
@@ -126,6 +129,9 @@ func (c Config) Validate() error {
 	}
 	if c.DuckDBMemoryMB < 64 {
 		return fmt.Errorf("duckdb_memory_mb: %d is below the 64 MB minimum", c.DuckDBMemoryMB)
+	}
+	if c.DuckDBThreads < 0 {
+		return fmt.Errorf("duckdb_threads: %d is negative; 0 means half the CPUs", c.DuckDBThreads)
 	}
 	if err := c.WALConfig().Validate(); err != nil {
 		return err

@@ -51,6 +51,7 @@ func TestLoadErrors(t *testing.T) {
 		{"config from env", nil, map[string]string{"WEFT_CONFIG": "FILE:bogus: 1\n"}, `unknown key "bogus"`},
 		{"stray argument", []string{"extra"}, nil, "unexpected argument"},
 		{"tiny duckdb pool", []string{"--config", "FILE:duckdb_memory_mb: 10\n"}, nil, "duckdb_memory_mb: 10 is below"},
+		{"negative duckdb threads", []string{"--config", "FILE:duckdb_threads: -2\n"}, nil, "duckdb_threads: -2 is negative"},
 		{"wal without room", []string{"--config", "FILE:wal:\n  max_unapplied_bytes: 10\n"}, nil, "wal.max_unapplied_bytes"},
 	}
 	for _, tc := range tests {

@@ -22,12 +22,6 @@ import (
 //go:embed migrations/*.sql
 var migrations embed.FS
 
-// DefaultMemoryMB is DuckDB's buffer pool budget unless configured. With
-// the Go heap's default limit (512 MiB) it keeps the process under 1 GiB
-// through an ingest burst; the store sustains the same rate as with 512 MB
-// since its transactions are bounded by decoded bytes.
-const DefaultMemoryMB = 384
-
 // FileName is the database file inside the data directory.
 const FileName = "weft.duckdb"
 
@@ -52,13 +46,14 @@ type Store struct {
 // Open opens (creating if needed) the database in dir and applies pending
 // migrations. An empty dir opens an in-memory database (tests only).
 func Open(ctx context.Context, dir string, logger *slog.Logger) (*Store, error) {
-	return OpenWithMemory(ctx, dir, DefaultMemoryMB, logger)
+	return OpenWithOptions(ctx, dir, Options{}, logger)
 }
 
-// OpenWithMemory is Open with a buffer pool of memoryMB megabytes.
-func OpenWithMemory(ctx context.Context, dir string, memoryMB int, logger *slog.Logger) (*Store, error) {
-	if memoryMB < 64 {
-		return nil, fmt.Errorf("duckdb memory: %d MB is below the 64 MB minimum", memoryMB)
+// OpenWithOptions is Open with DuckDB's memory and threads set by opts.
+func OpenWithOptions(ctx context.Context, dir string, opts Options, logger *slog.Logger) (*Store, error) {
+	opts, err := opts.withDefaults()
+	if err != nil {
+		return nil, err
 	}
 	dsn := ""
 	if dir != "" {
@@ -81,34 +76,8 @@ func OpenWithMemory(ctx context.Context, dir string, memoryMB int, logger *slog.
 	} else if err := os.MkdirAll(s.blobDir, 0o700); err != nil {
 		return nil, errors.Join(fmt.Errorf("files dir: %w", err), db.Close())
 	}
-	// A checkpoint runs inside the commit that crosses the WAL threshold;
-	// DuckDB's 16 MB default made roughly every tenth ingest batch pay for
-	// one. 128 MB keeps restart replay to a few seconds.
-	if _, err := db.ExecContext(ctx, "SET GLOBAL checkpoint_threshold = '128MB'"); err != nil {
-		return nil, errors.Join(fmt.Errorf("configure duckdb: %w", err), db.Close())
-	}
-	// FSST, DuckDB's default string compression, spent two thirds of the
-	// ingest CPU at checkpoints: with distinct text in every call the store
-	// took 16k calls/s with it and 50-61k without it
-	// (BenchmarkIngestOTelSpans), for about 60% more bytes on disk.
-	// Strings are still dictionary-compressed where that pays.
-	if _, err := db.ExecContext(ctx, "SET GLOBAL disabled_compression_methods = 'fsst'"); err != nil {
-		return nil, errors.Join(fmt.Errorf("configure duckdb compression: %w", err), db.Close())
-	}
-	// DuckDB's buffer pool defaults to 80% of the machine's memory; a
-	// collector shares its host, so it gets a fixed budget and spills
-	// beyond it.
-	if _, err := db.ExecContext(ctx, fmt.Sprintf("SET GLOBAL memory_limit = '%dMB'", memoryMB)); err != nil {
-		return nil, errors.Join(fmt.Errorf("configure duckdb memory_limit: %w", err), db.Close())
-	}
-	// DuckDB's allocator keeps freed memory for reuse; under sustained
-	// ingest that held the process near twice the buffer pool. Flushing it
-	// after tasks that peaked above 64 MB, with background threads that
-	// return it, keeps the resident size near the pool.
-	for _, set := range []string{"SET GLOBAL allocator_flush_threshold = '64MB'", "SET GLOBAL allocator_background_threads = true"} {
-		if _, err := db.ExecContext(ctx, set); err != nil {
-			return nil, errors.Join(fmt.Errorf("configure duckdb allocator: %w", err), db.Close())
-		}
+	if err := configure(ctx, db, opts); err != nil {
+		return nil, errors.Join(err, db.Close())
 	}
 	if err := s.migrate(ctx); err != nil {
 		return nil, errors.Join(fmt.Errorf("migrate duckdb %q: %w (close other weft processes using this data dir)", dsn, err), db.Close())

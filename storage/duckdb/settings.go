@@ -1,0 +1,80 @@
+package duckdb
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"runtime"
+)
+
+// DefaultMemoryMB is DuckDB's buffer pool budget unless configured. With
+// the Go heap's default limit (512 MiB) it keeps the process under 1 GiB
+// through an ingest burst; the store sustains the same rate as with 512 MB
+// since its transactions are bounded by decoded bytes.
+const DefaultMemoryMB = 384
+
+// Options size the embedded database. Zero values take the defaults.
+type Options struct {
+	// MemoryMB is DuckDB's buffer pool, in megabytes (at least 64).
+	MemoryMB int
+	// Threads is how many threads DuckDB runs queries and checkpoints
+	// on. Zero: DefaultThreads.
+	Threads int
+}
+
+// DefaultThreads leaves half the machine to the receivers. DuckDB's
+// worker threads wait for tasks by spinning on a lock: on a 2-core machine
+// shared with the ingest path, one thread stored the same spans with a
+// quarter less CPU than two, while the read benchmarks stayed within their
+// targets (single-call reads are unchanged; scans of a million calls take
+// about twice as long).
+func DefaultThreads() int { return max(1, runtime.NumCPU()/2) }
+
+func (o Options) withDefaults() (Options, error) {
+	if o.MemoryMB == 0 {
+		o.MemoryMB = DefaultMemoryMB
+	}
+	if o.Threads == 0 {
+		o.Threads = DefaultThreads()
+	}
+	switch {
+	case o.MemoryMB < 64:
+		return o, fmt.Errorf("duckdb memory: %d MB is below the 64 MB minimum", o.MemoryMB)
+	case o.Threads < 0:
+		return o, fmt.Errorf("duckdb threads: %d is negative", o.Threads)
+	}
+	return o, nil
+}
+
+// configure applies the settings the write path was tuned with.
+func configure(ctx context.Context, db *sql.DB, opts Options) error {
+	settings := []struct{ sql, why string }{
+		// A checkpoint runs inside the commit that crosses the WAL
+		// threshold; DuckDB's 16 MB default made roughly every tenth ingest
+		// batch pay for one. 128 MB keeps restart replay to a few seconds.
+		{"SET GLOBAL checkpoint_threshold = '128MB'", "checkpoint_threshold"},
+		// FSST, DuckDB's default string compression, spent two thirds of
+		// the ingest CPU at checkpoints: with distinct text in every call
+		// the store took 16k calls/s with it and 50-61k without it
+		// (BenchmarkIngestOTelSpans), for about 60% more bytes on disk.
+		// Strings are still dictionary-compressed where that pays.
+		{"SET GLOBAL disabled_compression_methods = 'fsst'", "compression"},
+		// DuckDB's buffer pool defaults to 80% of the machine's memory; a
+		// collector shares its host, so it gets a fixed budget and spills
+		// beyond it.
+		{fmt.Sprintf("SET GLOBAL memory_limit = '%dMiB'", opts.MemoryMB), "memory_limit"},
+		{fmt.Sprintf("SET GLOBAL threads = %d", opts.Threads), "threads"},
+		// DuckDB's allocator keeps freed memory for reuse; under sustained
+		// ingest that held the process near twice the buffer pool.
+		// Flushing it after tasks that peaked above 64 MB, with background
+		// threads that return it, keeps the resident size near the pool.
+		{"SET GLOBAL allocator_flush_threshold = '64MB'", "allocator"},
+		{"SET GLOBAL allocator_background_threads = true", "allocator"},
+	}
+	for _, set := range settings {
+		if _, err := db.ExecContext(ctx, set.sql); err != nil {
+			return fmt.Errorf("configure duckdb %s: %w", set.why, err)
+		}
+	}
+	return nil
+}
