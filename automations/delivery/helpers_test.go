@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"sync"
 	"testing"
 	"time"
@@ -60,7 +61,7 @@ func newRig(t *testing.T, timeout time.Duration) *rig {
 		t.Fatal(err)
 	}
 	c := &clock{t: time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)}
-	loopback, _ := egress.ParseNetworks([]string{"127.0.0.0/8"})
+	loopback := []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}
 	client := egress.NewClient(egress.NewGuard(loopback), egress.ClientOptions{Timeout: timeout})
 	sender := NewSender(client, 1024, "weft-test", time.Now)
 	opts := Options{Owner: "w1", Workers: 4, Lease: time.Minute, PollInterval: 20 * time.Millisecond,

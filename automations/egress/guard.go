@@ -11,7 +11,6 @@ package egress
 import (
 	"fmt"
 	"net/netip"
-	"strings"
 )
 
 // blockedRanges are the networks no webhook may reach by default: the
@@ -62,25 +61,6 @@ type Guard struct {
 // NewGuard refuses the blocked ranges except within allowed.
 func NewGuard(allowed []netip.Prefix) *Guard {
 	return &Guard{allowed: allowed}
-}
-
-// ParseNetworks reads CIDR prefixes ("127.0.0.0/8", "fd00::/8") or
-// single addresses.
-func ParseNetworks(nets []string) ([]netip.Prefix, error) {
-	out := make([]netip.Prefix, 0, len(nets))
-	for _, n := range nets {
-		n = strings.TrimSpace(n)
-		if p, err := netip.ParsePrefix(n); err == nil {
-			out = append(out, p.Masked())
-			continue
-		}
-		a, err := netip.ParseAddr(n)
-		if err != nil {
-			return nil, fmt.Errorf("%q is neither a CIDR prefix (10.0.0.0/8) nor an address", n)
-		}
-		out = append(out, netip.PrefixFrom(a.Unmap(), a.Unmap().BitLen()))
-	}
-	return out, nil
 }
 
 // BlockedError is a refused address, with the range it is in.
