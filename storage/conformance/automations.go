@@ -9,9 +9,9 @@ import (
 	"github.com/weftdev/weft/storage"
 )
 
-// RunAutomations runs every automations case (secrets, webhooks,
+// runAutomations runs every automations case (secrets, webhooks,
 // automations, the event outbox and deliveries) against fresh stores.
-func RunAutomations(t *testing.T, newStore func(t *testing.T) storage.AutomationsBackend) {
+func runAutomations(t *testing.T, newStore func(t *testing.T) storage.AutomationsBackend) {
 	cases := []struct {
 		name string
 		run  func(t *testing.T, s storage.AutomationsBackend)

@@ -3,14 +3,9 @@ package duckdb
 import (
 	"testing"
 
-	"github.com/weftdev/weft/storage"
 	"github.com/weftdev/weft/storage/conformance"
 )
 
 func TestConformance(t *testing.T) {
 	conformance.RunAll(t, func(t *testing.T) conformance.Store { return openTestStore(t) })
-}
-
-func TestAutomationsConformance(t *testing.T) {
-	conformance.RunAutomations(t, func(t *testing.T) storage.AutomationsBackend { return openTestStore(t) })
 }
