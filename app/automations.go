@@ -16,6 +16,7 @@ import (
 	"github.com/weftdev/weft/automations/api"
 	"github.com/weftdev/weft/automations/delivery"
 	"github.com/weftdev/weft/automations/egress"
+	"github.com/weftdev/weft/automations/kafkaevents"
 	"github.com/weftdev/weft/automations/secretbox"
 	"github.com/weftdev/weft/config"
 	"github.com/weftdev/weft/storage"
@@ -28,49 +29,90 @@ import (
 type automationsPart struct {
 	svc     *automations.Service
 	objects storage.ObjectStore
-	worker  *delivery.Worker
 	loops   []func(context.Context) error
+	closers []func() error
 	stop    context.CancelFunc
 	wg      sync.WaitGroup
 }
 
+// automationsDeps are what every mode shares.
+type automationsDeps struct {
+	box    *secretbox.Box
+	guard  *egress.Guard
+	sender *delivery.Sender
+	worker *delivery.Worker
+	disp   *automations.Dispatcher
+}
+
 // buildAutomations wires automations for the configured store and roles.
-// A store without automations support leaves objects unwrapped and the
-// routes unregistered.
-func buildAutomations(cfg config.Config, roles config.Roles, store backend, logger *slog.Logger) (*automationsPart, error) {
-	part := &automationsPart{objects: store}
-	ab, ok := store.(storage.AutomationsBackend)
-	if !ok {
-		logger.Info("automations: not available on this store")
-		return part, nil
-	}
-	key, source, err := secretbox.LoadKey(os.Getenv, cfg.KeyFile())
+// Events go into the store's outbox, or with Kafka onto the events topic;
+// the process role dispatches both and sends the deliveries.
+func buildAutomations(ctx context.Context, cfg config.Config, roles config.Roles, store backend, logger *slog.Logger) (*automationsPart, error) {
+	d, err := newAutomationsDeps(cfg, store, logger)
 	if err != nil {
 		return nil, err
+	}
+	part := &automationsPart{}
+	ac := cfg.Automations
+	// The outbox runs in every process role, also with Kafka: an API
+	// role without kafka_brokers records its events there.
+	outbox := automations.NewOutbox(store, d.disp, d.worker.Wake, ac.PollInterval, logger)
+	var sink automations.EventSink = outbox
+	if len(cfg.BrokerList()) > 0 {
+		if sink, err = part.kafkaEvents(ctx, cfg, roles, store, d, logger); err != nil {
+			return nil, err
+		}
+	}
+	if roles.Process {
+		part.loops = append(part.loops, outbox.Run, d.worker.Run)
+	}
+	part.objects = automations.NewObjects(store, sink, time.Now)
+	part.svc = automations.NewService(automations.Deps{Store: store, Objects: store, Events: sink, Box: d.box, Guard: d.guard,
+		Sender: d.sender, MaxPayloadBytes: ac.MaxPayloadBytes, Wake: d.worker.Wake})
+	return part, nil
+}
+
+// kafkaEvents is the scale-out event path: a producer for the roles
+// that serve object writes, the topic's consumer in the process role.
+func (p *automationsPart) kafkaEvents(ctx context.Context, cfg config.Config, roles config.Roles, store backend, d automationsDeps, logger *slog.Logger) (automations.EventSink, error) {
+	topic := cfg.Automations.EventsTopic
+	if cfg.Kafka.CreateTopics {
+		if err := kafkaevents.EnsureTopic(ctx, cfg.Kafka, topic, logger); err != nil {
+			return nil, fmt.Errorf("kafka topic %s: %w", topic, err)
+		}
+	}
+	producer := kafkaevents.NewProducer(cfg.Kafka, topic, logger)
+	p.closers = append(p.closers, producer.Close)
+	if roles.Process {
+		consumer := kafkaevents.NewConsumer(cfg.Kafka, topic, cfg.Kafka.Consumer.Group+"-automations", d.disp, store, d.worker.Wake, logger)
+		p.loops = append(p.loops, consumer.Run)
+	}
+	return producer, nil
+}
+
+// newAutomationsDeps loads the secrets key and builds the egress client,
+// the delivery worker and the dispatcher.
+func newAutomationsDeps(cfg config.Config, store backend, logger *slog.Logger) (automationsDeps, error) {
+	key, source, err := secretbox.LoadKey(os.Getenv, cfg.KeyFile())
+	if err != nil {
+		return automationsDeps{}, err
 	}
 	box, err := secretbox.New(key)
 	if err != nil {
-		return nil, err
+		return automationsDeps{}, err
 	}
 	logger.Info("automations: secrets key loaded", "from", source)
 	ac := cfg.Automations
 	nets, err := ac.Networks()
 	if err != nil {
-		return nil, err
+		return automationsDeps{}, err
 	}
 	guard := egress.NewGuard(nets)
 	client := egress.NewClient(guard, egress.ClientOptions{Timeout: ac.RequestTimeout})
 	sender := delivery.NewSender(client, ac.MaxResponseBytes, "Weft-Webhooks/"+Version, time.Now)
-	part.worker = delivery.NewWorker(ab, box, sender, workerOptions(ac), logger, time.Now)
-	disp := automations.NewDispatcher(ab, box, ac.MaxPayloadBytes, time.Now)
-	outbox := automations.NewOutbox(ab, disp, part.worker.Wake, ac.PollInterval, logger)
-	part.objects = automations.NewObjects(store, outbox, time.Now)
-	part.svc = automations.NewService(automations.Deps{Store: ab, Objects: store, Events: outbox, Box: box, Guard: guard,
-		Sender: sender, MaxPayloadBytes: ac.MaxPayloadBytes, Wake: part.worker.Wake})
-	if roles.Process {
-		part.loops = append(part.loops, outbox.Run, part.worker.Run)
-	}
-	return part, nil
+	return automationsDeps{box: box, guard: guard, sender: sender,
+		worker: delivery.NewWorker(store, box, sender, workerOptions(ac), logger, time.Now),
+		disp:   automations.NewDispatcher(store, box, ac.MaxPayloadBytes, time.Now)}, nil
 }
 
 // workerOptions are the delivery worker's settings. A lease outlasts two
@@ -104,25 +146,27 @@ func (p *automationsPart) start(logger *slog.Logger) {
 	}
 }
 
-// shutdown stops the loops; attempts in flight finish first, within ctx.
+// shutdown stops the loops, letting attempts in flight finish within
+// ctx, then closes the events producer.
 func (p *automationsPart) shutdown(ctx context.Context) error {
-	if p.stop == nil {
-		return nil
+	var err error
+	if p.stop != nil {
+		p.stop()
+		done := make(chan struct{})
+		go func() { p.wg.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-ctx.Done():
+			err = fmt.Errorf("automations: deliveries in flight did not finish within shutdown_timeout: %w", ctx.Err())
+		}
 	}
-	p.stop()
-	done := make(chan struct{})
-	go func() { p.wg.Wait(); close(done) }()
-	select {
-	case <-done:
-		return nil
-	case <-ctx.Done():
-		return fmt.Errorf("automations: deliveries in flight did not finish within shutdown_timeout: %w", ctx.Err())
+	for _, c := range p.closers {
+		err = errors.Join(err, c())
 	}
+	return err
 }
 
-// register adds the automations API, when this store has it.
+// register adds the automations API.
 func (p *automationsPart) register(mux *http.ServeMux, maxBytes int64, logger *slog.Logger, wrap func(http.Handler) http.Handler) {
-	if p.svc != nil {
-		api.New(p.svc, maxBytes, logger).Register(mux, wrap)
-	}
+	api.New(p.svc, maxBytes, logger).Register(mux, wrap)
 }
