@@ -7,10 +7,14 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"net/http"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/weftdev/weft/automations"
 	"github.com/weftdev/weft/automations/api"
@@ -19,6 +23,7 @@ import (
 	"github.com/weftdev/weft/automations/kafkaevents"
 	"github.com/weftdev/weft/automations/secretbox"
 	"github.com/weftdev/weft/config"
+	"github.com/weftdev/weft/internal/telemetry"
 	"github.com/weftdev/weft/storage"
 )
 
@@ -47,7 +52,7 @@ type automationsDeps struct {
 // buildAutomations wires automations for the configured store and roles.
 // Events go into the store's outbox, or with Kafka onto the events topic;
 // the process role dispatches both and sends the deliveries.
-func buildAutomations(ctx context.Context, cfg config.Config, roles config.Roles, store backend, logger *slog.Logger) (*automationsPart, error) {
+func buildAutomations(ctx context.Context, cfg config.Config, roles config.Roles, store backend, metrics *telemetry.Metrics, logger *slog.Logger) (*automationsPart, error) {
 	d, err := newAutomationsDeps(cfg, store, logger)
 	if err != nil {
 		return nil, err
@@ -65,6 +70,7 @@ func buildAutomations(ctx context.Context, cfg config.Config, roles config.Roles
 	}
 	if roles.Process {
 		part.loops = append(part.loops, outbox.Run, d.worker.Run)
+		registerDeliveryMetrics(metrics, d.worker, store)
 	}
 	part.objects = automations.NewObjects(store, sink, time.Now)
 	part.svc = automations.NewService(automations.Deps{Store: store, Objects: store, Events: sink, Box: d.box, Guard: d.guard,
@@ -169,4 +175,26 @@ func (p *automationsPart) shutdown(ctx context.Context) error {
 // register adds the automations API.
 func (p *automationsPart) register(mux *http.ServeMux, maxBytes int64, logger *slog.Logger, wrap func(http.Handler) http.Handler) {
 	api.New(p.svc, maxBytes, logger).Register(mux, wrap)
+}
+
+// registerDeliveryMetrics reports this process's delivery attempts and
+// the deliveries waiting in the store.
+func registerDeliveryMetrics(m *telemetry.Metrics, w *delivery.Worker, store storage.DeliveryStore) {
+	counter := func(name, help string, v *atomic.Int64) prometheus.Collector {
+		return prometheus.NewCounterFunc(prometheus.CounterOpts{Name: name, Help: help}, func() float64 { return float64(v.Load()) })
+	}
+	m.Registry.MustRegister(
+		counter("weft_automations_deliveries_delivered", "Deliveries a receiver accepted (2xx), by this process.", &w.Stats.Delivered),
+		counter("weft_automations_deliveries_failed", "Deliveries given up (retry window over, 410, webhook disabled or deleted), by this process.", &w.Stats.Failed),
+		counter("weft_automations_delivery_retries", "Failed attempts scheduled for a retry, by this process.", &w.Stats.Retried),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "weft_automations_deliveries_pending",
+			Help: "Deliveries waiting for an attempt, in the whole store."}, func() float64 {
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			n, err := store.CountDeliveries(ctx, storage.DeliveryPending)
+			if err != nil {
+				return math.NaN() // unknown, not zero
+			}
+			return float64(n)
+		}))
 }

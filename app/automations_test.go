@@ -224,6 +224,13 @@ func TestRetriedUntilAccepted(t *testing.T) {
 		}
 	}
 	e.waitHistory("acme/models", au.ID, 3)
+	_, _, metrics := e.do(http.MethodGet, "/metrics", "", nil)
+	for _, line := range []string{"weft_automations_deliveries_delivered 1", "weft_automations_delivery_retries 2",
+		"weft_automations_deliveries_pending 0"} {
+		if !strings.Contains(string(metrics), line+"\n") {
+			t.Errorf("/metrics lacks %q", line)
+		}
+	}
 	time.Sleep(300 * time.Millisecond)
 	if n := len(rc.requests()); n != 3 {
 		t.Fatalf("receiver got %d requests, want 3 (the other collection must not fire)", n)
