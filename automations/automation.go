@@ -132,7 +132,7 @@ func (s *Service) Redeliver(ctx context.Context, projectID, id string) (storage.
 		return d, invalid("delivery_id", "this delivery has no payload to send (%s); fix the automation and trigger the event again", d.LastError)
 	}
 	d.State, d.NextAttemptAt, d.RetryFrom, d.UpdatedAt = storage.DeliveryPending, now, now, now
-	if err := s.d.Store.SaveDelivery(ctx, d); err != nil {
+	if err := s.d.Store.SaveDeliveries(ctx, []storage.Delivery{d}); err != nil {
 		return d, err
 	}
 	s.d.Wake()

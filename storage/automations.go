@@ -198,9 +198,10 @@ type DeliveryStore interface {
 	// whose lease is free or expired to owner until now+lease, earliest
 	// due first.
 	ClaimDeliveries(ctx context.Context, owner string, now time.Time, lease time.Duration, limit int) ([]Delivery, error)
-	// SaveDelivery stores d's state, attempts and result (the caller
-	// clears or sets the lease); ErrNotFound when it is gone.
-	SaveDelivery(ctx context.Context, d Delivery) error
+	// SaveDeliveries stores each delivery's state, attempts, result and
+	// lease (the caller clears or sets it), in one write; deliveries no
+	// longer stored (their automation was deleted) are skipped.
+	SaveDeliveries(ctx context.Context, ds []Delivery) error
 	GetDelivery(ctx context.Context, projectID, id string) (Delivery, error)
 	// ListDeliveries returns an automation's deliveries, newest first,
 	// at most limit.

@@ -78,5 +78,7 @@ func (w *Worker) health(ctx context.Context, hook storage.Webhook, o outcome, no
 	}
 	if err := w.store.SetWebhookHealth(ctx, hook.Entity, hook.ID, h); err != nil {
 		w.logger.Warn("automations: recording webhook health failed", "webhook", hook.ID, "err", err)
+		return
 	}
+	w.hooks.setHealth(hook.Entity, hook.ID, h)
 }

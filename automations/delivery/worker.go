@@ -16,7 +16,7 @@ import (
 type Store interface {
 	SecretGetter
 	ClaimDeliveries(ctx context.Context, owner string, now time.Time, lease time.Duration, limit int) ([]storage.Delivery, error)
-	SaveDelivery(ctx context.Context, d storage.Delivery) error
+	SaveDeliveries(ctx context.Context, ds []storage.Delivery) error
 	GetWebhook(ctx context.Context, entity, id string) (storage.Webhook, error)
 	SetWebhookHealth(ctx context.Context, entity, id string, h storage.WebhookHealth) error
 }
@@ -57,6 +57,8 @@ type Worker struct {
 	freed    chan struct{}
 	slots    chan struct{}
 	inflight sync.WaitGroup
+	saves    saver
+	hooks    hookCache
 	Stats    Stats
 }
 
@@ -66,7 +68,8 @@ func NewWorker(store Store, box *secretbox.Box, sender *Sender, opts Options, lo
 		now = time.Now
 	}
 	return &Worker{store: store, box: box, sender: sender, opts: opts, logger: logger, now: now,
-		wake: make(chan struct{}, 1), freed: make(chan struct{}, 1), slots: make(chan struct{}, opts.Workers)}
+		wake: make(chan struct{}, 1), freed: make(chan struct{}, 1), slots: make(chan struct{}, opts.Workers),
+		saves: saver{store: store}}
 }
 
 // Wake makes the worker look for due deliveries now (new ones were
@@ -90,12 +93,29 @@ func (w *Worker) Run(ctx context.Context) error {
 		if full := w.claim(ctx); full {
 			continue // every free slot was filled: more may be due
 		}
+		if !w.waitForWork(ctx, ticker.C) {
+			return nil
+		}
+	}
+}
+
+// waitForWork waits until a claim is worth its write: deliveries were
+// added, the poll interval passed, or half the slots are free again (a
+// claim per finished attempt would cost a write per delivery). It
+// returns false when ctx ends.
+func (w *Worker) waitForWork(ctx context.Context, tick <-chan time.Time) bool {
+	for {
 		select {
 		case <-ctx.Done():
-			return nil
+			return false
 		case <-w.wake:
+			return true
+		case <-tick:
+			return true
 		case <-w.freed:
-		case <-ticker.C:
+			if free := cap(w.slots) - len(w.slots); 2*free >= cap(w.slots) {
+				return true
+			}
 		}
 	}
 }
@@ -133,7 +153,7 @@ func (w *Worker) Attempt(ctx context.Context, d storage.Delivery) {
 	hook, out := w.send(ctx, d)
 	now := w.now().UTC()
 	d = w.apply(d, out, now)
-	if err := w.store.SaveDelivery(ctx, d); err != nil {
+	if err := w.saves.save(ctx, d); err != nil {
 		// The lease runs out and the delivery is attempted again:
 		// at-least-once.
 		w.logger.Warn("automations: recording a delivery attempt failed", "delivery", d.ID, "err", err)
@@ -146,12 +166,13 @@ func (w *Worker) Attempt(ctx context.Context, d storage.Delivery) {
 // send prepares the request from the delivery and its webhook and sends
 // it; a webhook that is gone or disabled fails the delivery for good.
 func (w *Worker) send(ctx context.Context, d storage.Delivery) (storage.Webhook, outcome) {
-	hook, err := w.store.GetWebhook(ctx, d.Entity, d.WebhookID)
+	c := w.hooks.get(ctx, w.store, w.box, d.Entity, d.WebhookID, w.now())
+	hook := c.hook
 	switch {
-	case errors.Is(err, storage.ErrNotFound):
+	case errors.Is(c.err, storage.ErrNotFound) && hook.ID == "":
 		return hook, outcome{permanent: true, reason: "webhook " + d.WebhookID + " was deleted"}
-	case err != nil:
-		return hook, outcome{reason: "reading the webhook: " + err.Error()}
+	case c.err != nil:
+		return hook, outcome{reason: c.err.Error()}
 	case hook.DisabledAt != nil:
 		return hook, outcome{permanent: true, reason: "webhook " + hook.Name + " is disabled: " + hook.DisabledReason}
 	}
@@ -159,10 +180,6 @@ func (w *Worker) send(ctx context.Context, d storage.Delivery) (storage.Webhook,
 	if err != nil {
 		return hook, outcome{reason: "payload: " + err.Error()}
 	}
-	token, secret, err := WebhookCredentials(ctx, w.store, w.box, hook)
-	if err != nil {
-		return hook, outcome{reason: err.Error()}
-	}
-	resp := w.sender.Send(ctx, Request{ID: d.ID, URL: hook.URL, Body: body, Token: token, Secret: secret})
+	resp := w.sender.Send(ctx, Request{ID: d.ID, URL: hook.URL, Body: body, Token: c.token, Secret: c.secret})
 	return hook, classify(resp, w.now())
 }

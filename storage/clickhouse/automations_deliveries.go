@@ -19,20 +19,9 @@ const deliveryColumns = `id, project_id, automation_id, entity, webhook_id, even
 
 // AddDeliveries implements storage.DeliveryStore.
 func (s *Store) AddDeliveries(ctx context.Context, ds []storage.Delivery) error {
-	ids := make([]string, len(ds))
-	for i, d := range ds {
-		ids[i] = d.ID
-	}
-	stored := map[string]bool{}
-	for _, chunk := range chunks(ids) {
-		found, err := s.stringColumn(ctx, "stored deliveries", "SELECT id FROM automation_deliveries FINAL "+
-			"WHERE id IN {ids:Array(String)} AND NOT deleted", clickhouse.Named("ids", chunk))
-		if err != nil {
-			return err
-		}
-		for _, id := range found {
-			stored[id] = true
-		}
+	stored, err := s.storedDeliveries(ctx, ds)
+	if err != nil {
+		return err
 	}
 	var fresh []storage.Delivery
 	for _, d := range ds {
@@ -90,12 +79,39 @@ func (s *Store) ClaimDeliveries(ctx context.Context, owner string, now time.Time
 	return won, nil
 }
 
-// SaveDelivery implements storage.DeliveryStore.
-func (s *Store) SaveDelivery(ctx context.Context, d storage.Delivery) error {
-	if _, err := s.GetDelivery(ctx, d.ProjectID, d.ID); err != nil {
+// SaveDeliveries implements storage.DeliveryStore in one INSERT.
+func (s *Store) SaveDeliveries(ctx context.Context, ds []storage.Delivery) error {
+	stored, err := s.storedDeliveries(ctx, ds)
+	if err != nil {
 		return err
 	}
-	return s.insertDeliveries(ctx, []storage.Delivery{d}, false)
+	kept := make([]storage.Delivery, 0, len(ds))
+	for _, d := range ds {
+		if stored[d.ID] {
+			kept = append(kept, d)
+		}
+	}
+	return s.insertDeliveries(ctx, kept, false)
+}
+
+// storedDeliveries reports which of ds's ids are stored.
+func (s *Store) storedDeliveries(ctx context.Context, ds []storage.Delivery) (map[string]bool, error) {
+	ids := make([]string, len(ds))
+	for i, d := range ds {
+		ids[i] = d.ID
+	}
+	stored := map[string]bool{}
+	for _, chunk := range chunks(ids) {
+		found, err := s.stringColumn(ctx, "stored deliveries", "SELECT id FROM automation_deliveries FINAL "+
+			"WHERE id IN {ids:Array(String)} AND NOT deleted", clickhouse.Named("ids", chunk))
+		if err != nil {
+			return nil, err
+		}
+		for _, id := range found {
+			stored[id] = true
+		}
+	}
+	return stored, nil
 }
 
 // GetDelivery implements storage.DeliveryStore.

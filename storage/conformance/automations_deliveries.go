@@ -77,7 +77,7 @@ func testEventsDispatch(t *testing.T, s storage.AutomationsBackend) {
 	d := delivery("d1", "acme/p", "a1", base)
 	must(t, s.DispatchEvents(bg, []string{"e1", "e2"}, []storage.Delivery{d}))
 	d.State, d.Attempts = storage.DeliveryDelivered, 1
-	must(t, s.SaveDelivery(bg, d))
+	must(t, s.SaveDeliveries(bg, []storage.Delivery{d}))
 	// A dispatch repeated after a crash adds nothing and resets nothing.
 	must(t, s.DispatchEvents(bg, []string{"e1"}, []storage.Delivery{delivery("d1", "acme/p", "a1", base)}))
 	if got, _ := s.GetDelivery(bg, "acme/p", "d1"); got.State != storage.DeliveryDelivered {
@@ -133,7 +133,10 @@ func testDeliveriesSaveList(t *testing.T, s storage.AutomationsBackend) {
 	d.DeliveryResult = storage.DeliveryResult{LastAttemptAt: &at, LastStatus: 503, LastError: "503 Service Unavailable",
 		LastResponse: "busy", LastLatencyMS: 12}
 	d.UpdatedAt = at
-	must(t, s.SaveDelivery(bg, d))
+	other, err := s.GetDelivery(bg, "acme/p", "d2")
+	must(t, err)
+	other.LeaseOwner, other.LeaseUntil = "w9", &at
+	must(t, s.SaveDeliveries(bg, []storage.Delivery{d, other, delivery("nope", "acme/p", "a1", base)}))
 	got, err := s.GetDelivery(bg, "acme/p", "d1")
 	must(t, err)
 	if !reflect.DeepEqual(got, d) {
@@ -146,7 +149,11 @@ func testDeliveriesSaveList(t *testing.T, s storage.AutomationsBackend) {
 	}
 	_, err = s.GetDelivery(bg, "acme/q", "d1")
 	wantKind(t, "delivery read through another project", err, storage.ErrNotFound)
-	wantKind(t, "save a missing delivery", s.SaveDelivery(bg, delivery("nope", "acme/p", "a1", base)), storage.ErrNotFound)
+	_, err = s.GetDelivery(bg, "acme/p", "nope")
+	wantKind(t, "a saved delivery that was never added", err, storage.ErrNotFound)
+	if got, _ := s.GetDelivery(bg, "acme/p", "d2"); got.LeaseOwner != "w9" || got.LeaseUntil == nil || !got.LeaseUntil.Equal(at) {
+		t.Fatalf("second delivery of one save: lease %q until %v", got.LeaseOwner, got.LeaseUntil)
+	}
 	for state, want := range map[string]int64{storage.DeliveryPending: 3, storage.DeliveryFailed: 1, storage.DeliveryDelivered: 0} {
 		if n, err := s.CountDeliveries(bg, state); err != nil || n != want {
 			t.Fatalf("count %s = %d, %v; want %d", state, n, err, want)

@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/weftdev/weft/storage"
@@ -22,23 +24,20 @@ func (s *Store) AddDeliveries(ctx context.Context, ds []storage.Delivery) error 
 	return s.inWriteTx(ctx, func(tx *sql.Tx) error { return insertDeliveries(ctx, tx, ds) })
 }
 
-// insertDeliveries adds deliveries, leaving ids already stored alone.
+// insertDeliveries adds deliveries, leaving ids already stored alone,
+// with one multi-row INSERT per chunk.
 func insertDeliveries(ctx context.Context, tx *sql.Tx, ds []storage.Delivery) error {
-	if len(ds) == 0 {
-		return nil
-	}
-	stmt, err := tx.PrepareContext(ctx, `INSERT INTO automation_deliveries (`+deliveryColumns+`)
-		VALUES (`+qmarks(22)+`) ON CONFLICT (id) DO NOTHING`)
-	if err != nil {
-		return fmt.Errorf("prepare delivery insert: %w", err)
-	}
-	defer stmt.Close()
-	for _, d := range ds {
-		if _, err := stmt.ExecContext(ctx, d.ID, d.ProjectID, d.AutomationID, d.Entity, d.WebhookID, d.EventID,
-			d.EventType, d.Body, d.Preview, d.State, d.Attempts, d.NextAttemptAt, d.RetryFrom, d.LeaseOwner,
-			nullTimePtr(d.LeaseUntil), nullTimePtr(d.LastAttemptAt), d.LastStatus, d.LastError, d.LastResponse,
-			d.LastLatencyMS, d.CreatedAt, d.UpdatedAt); err != nil {
-			return fmt.Errorf("add delivery %s: %w", d.ID, err)
+	row := "(" + qmarks(22) + ")"
+	for chunk := range slices.Chunk(ds, deliveryChunk) {
+		args := make([]any, 0, len(chunk)*22)
+		for _, d := range chunk {
+			args = append(args, d.ID, d.ProjectID, d.AutomationID, d.Entity, d.WebhookID, d.EventID, d.EventType, d.Body,
+				d.Preview, d.State, d.Attempts, d.NextAttemptAt, d.RetryFrom, d.LeaseOwner, nullTimePtr(d.LeaseUntil),
+				nullTimePtr(d.LastAttemptAt), d.LastStatus, d.LastError, d.LastResponse, d.LastLatencyMS, d.CreatedAt, d.UpdatedAt)
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO automation_deliveries (`+deliveryColumns+`) VALUES `+
+			rowsOf(row, len(chunk))+` ON CONFLICT (id) DO NOTHING`, args...); err != nil {
+			return fmt.Errorf("add deliveries: %w", err)
 		}
 	}
 	return nil
@@ -63,17 +62,45 @@ func (s *Store) ClaimDeliveries(ctx context.Context, owner string, now time.Time
 	return out, err
 }
 
-// SaveDelivery implements storage.DeliveryStore.
-func (s *Store) SaveDelivery(ctx context.Context, d storage.Delivery) error {
+// SaveDeliveries implements storage.DeliveryStore with one UPDATE per
+// chunk: statements, not rows, are what DuckDB's writes pay for.
+func (s *Store) SaveDeliveries(ctx context.Context, ds []storage.Delivery) error {
+	if len(ds) == 0 {
+		return nil
+	}
 	return s.inWriteTx(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `UPDATE automation_deliveries SET state = ?, attempts = ?, next_attempt_at = ?,
-			retry_from = ?, lease_owner = ?, lease_until = ?, last_attempt_at = ?, last_status = ?, last_error = ?,
-			last_response = ?, last_latency_ms = ?, updated_at = ? WHERE project_id = ? AND id = ?`,
-			d.State, d.Attempts, d.NextAttemptAt, d.RetryFrom, d.LeaseOwner, nullTimePtr(d.LeaseUntil),
-			nullTimePtr(d.LastAttemptAt), d.LastStatus, d.LastError, d.LastResponse, d.LastLatencyMS, d.UpdatedAt,
-			d.ProjectID, d.ID)
-		return expectOne(res, err, fmt.Sprintf("delivery %q does not exist in project %q", d.ID, d.ProjectID))
+		for chunk := range slices.Chunk(ds, deliveryChunk) {
+			args := make([]any, 0, len(chunk)*14)
+			for _, d := range chunk {
+				args = append(args, d.ProjectID, d.ID, d.State, d.Attempts, d.NextAttemptAt, d.RetryFrom, d.LeaseOwner,
+					nullTimePtr(d.LeaseUntil), nullTimePtr(d.LastAttemptAt), d.LastStatus, d.LastError, d.LastResponse,
+					d.LastLatencyMS, d.UpdatedAt)
+			}
+			if _, err := tx.ExecContext(ctx, `UPDATE automation_deliveries AS d SET state = v.state, attempts = v.attempts,
+				next_attempt_at = v.next_attempt_at, retry_from = v.retry_from, lease_owner = v.lease_owner,
+				lease_until = v.lease_until, last_attempt_at = v.last_attempt_at, last_status = v.last_status,
+				last_error = v.last_error, last_response = v.last_response, last_latency_ms = v.last_latency_ms,
+				updated_at = v.updated_at
+				FROM (VALUES `+rowsOf(saveRow, len(chunk))+`) AS v(project_id, id, state, attempts, next_attempt_at,
+					retry_from, lease_owner, lease_until, last_attempt_at, last_status, last_error, last_response,
+					last_latency_ms, updated_at)
+				WHERE d.project_id = v.project_id AND d.id = v.id`, args...); err != nil {
+				return fmt.Errorf("save deliveries: %w", err)
+			}
+		}
+		return nil
 	})
+}
+
+// deliveryChunk bounds the rows of one multi-row statement.
+const deliveryChunk = 200
+
+// saveRow is one row of SaveDeliveries' VALUES, typed so NULLs bind.
+const saveRow = "(?, ?, ?, ?::INTEGER, ?::TIMESTAMP, ?::TIMESTAMP, ?, ?::TIMESTAMP, ?::TIMESTAMP, ?::INTEGER, ?, ?, ?::BIGINT, ?::TIMESTAMP)"
+
+// rowsOf repeats a VALUES row n times.
+func rowsOf(row string, n int) string {
+	return strings.TrimSuffix(strings.Repeat(row+", ", n), ", ")
 }
 
 // GetDelivery implements storage.DeliveryStore.

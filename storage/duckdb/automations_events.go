@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
 
 	"github.com/weftdev/weft/storage"
 	"github.com/weftdev/weft/storage/storekit"
@@ -11,22 +12,22 @@ import (
 
 const eventColumns = `id, type, project_id, collection, version_index, digest, aliases, source, author, metadata, occurred_at`
 
-// RecordEvents implements storage.EventOutbox.
+// RecordEvents implements storage.EventOutbox, one INSERT per chunk.
 func (s *Store) RecordEvents(ctx context.Context, events []storage.ArtifactEvent) error {
 	if len(events) == 0 {
 		return nil
 	}
+	row := "(nextval('automation_event_seq'), " + qmarks(11) + ")"
 	return s.inWriteTx(ctx, func(tx *sql.Tx) error {
-		stmt, err := tx.PrepareContext(ctx, `INSERT INTO automation_events (seq, `+eventColumns+`)
-			VALUES (nextval('automation_event_seq'), `+qmarks(11)+`)`)
-		if err != nil {
-			return fmt.Errorf("prepare event insert: %w", err)
-		}
-		defer stmt.Close()
-		for _, e := range events {
-			if _, err := stmt.ExecContext(ctx, e.ID, e.Type, e.ProjectID, e.Collection, e.VersionIndex, e.Digest,
-				storekit.EncodeAliases(e.Aliases), e.Source, e.Author, string(storekit.EventMetadata(e.Metadata)), e.At); err != nil {
-				return fmt.Errorf("record event %s: %w", e.ID, err)
+		for chunk := range slices.Chunk(events, deliveryChunk) {
+			args := make([]any, 0, len(chunk)*11)
+			for _, e := range chunk {
+				args = append(args, e.ID, e.Type, e.ProjectID, e.Collection, e.VersionIndex, e.Digest,
+					storekit.EncodeAliases(e.Aliases), e.Source, e.Author, string(storekit.EventMetadata(e.Metadata)), e.At)
+			}
+			if _, err := tx.ExecContext(ctx, `INSERT INTO automation_events (seq, `+eventColumns+`) VALUES `+
+				rowsOf(row, len(chunk)), args...); err != nil {
+				return fmt.Errorf("record events: %w", err)
 			}
 		}
 		return nil
