@@ -123,7 +123,9 @@ func deadRun(ctx context.Context, api *benchAPI, t *target, o options) error {
 	fmt.Printf("  all pending after %v; RSS %s\n", time.Since(begin).Round(time.Millisecond), t.rss())
 	time.Sleep(30 * time.Second) // retries keep coming due
 	retries, _ := api.metric(ctx, "weft_automations_delivery_retries")
-	fmt.Printf("  after 30s more of retries (%.0f failed attempts so far): RSS %s, peak RSS %s\n", retries, t.rss(), t.peakRSS())
+	heap, _ := api.metric(ctx, "go_memstats_heap_inuse_bytes")
+	fmt.Printf("  after 30s more of retries (%.0f failed attempts so far): RSS %s, peak RSS %s, Go heap in use %.0f MiB (the rest is the store's buffer pool, duckdb_memory_mb)\n",
+		retries, t.rss(), t.peakRSS(), heap/(1<<20))
 	return nil
 }
 
