@@ -59,9 +59,16 @@ func (o *Objects) SetObjectAliases(ctx context.Context, req storage.ObjAliasesRe
 
 func (o *Objects) record(ctx context.Context, events []storage.ArtifactEvent) error {
 	if err := o.sink.RecordEvents(ctx, events); err != nil {
-		return fmt.Errorf("recording artifact events (the change is stored; retry the request): %w", err)
+		return eventsNotRecorded(err)
 	}
 	return nil
+}
+
+// eventsNotRecorded is a 503: the change is stored but its events are
+// not, and the client's retry (which repeats the change harmlessly)
+// records them.
+func eventsNotRecorded(err error) error {
+	return fmt.Errorf("recording artifact events (the change is stored; retry the request): %w: %w", storage.ErrUnavailable, err)
 }
 
 // author is the user behind a request, "" outside one.

@@ -76,7 +76,7 @@ func (s *Service) Link(ctx context.Context, req LinkRequest) (LinkResult, error)
 	link.Source = fmt.Sprintf("weave:///%s/object/%s:%s", req.ProjectID, req.Collection, src.Obj.Digest)
 	events := append([]storage.ArtifactEvent{link}, aliasEvents(linked, aliases, who, s.d.Now())...)
 	if err := s.d.Events.RecordEvents(ctx, events); err != nil {
-		return LinkResult{}, fmt.Errorf("recording artifact events (the link is stored; retry the request): %w", err)
+		return LinkResult{}, eventsNotRecorded(err)
 	}
 	return LinkResult{ProjectID: target, Collection: req.TargetCollection, Digest: linked.Digest, VersionIndex: linked.VersionIndex}, nil
 }

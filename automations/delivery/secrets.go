@@ -30,7 +30,9 @@ func OpenSecret(ctx context.Context, store SecretGetter, box *secretbox.Box, ent
 	}
 	plain, err := box.Open(sec.Sealed, SecretContext(entity, name))
 	if err != nil {
-		return "", fmt.Errorf("secret %s: %w", name, err)
+		// Unavailable, not a client's mistake: the process needs the key
+		// that sealed it (the message says which settings).
+		return "", fmt.Errorf("secret %s: %w: %w", name, storage.ErrUnavailable, err)
 	}
 	return string(plain), nil
 }
