@@ -119,6 +119,7 @@ func TestAutomationsRefuseBadInput(t *testing.T) {
 		{"test a missing webhook", "/webhooks/test", map[string]any{"entity": "acme", "id": "wh_nope"}, 404, "wh_nope"},
 		{"test with an unknown variable", "/webhooks/test", map[string]any{"entity": "acme", "id": hookID, "payload": "${nope}"}, 400, "${nope}"},
 		{"missing entity", "/secrets/list", map[string]any{}, 400, "entity"},
+		{"empty entity", "/secrets/list", map[string]any{"entity": ""}, 400, "entity"},
 		{"body not JSON", "/webhooks/list", "nope", 400, "JSON"},
 	}
 	for _, tc := range tests {

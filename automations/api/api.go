@@ -9,7 +9,6 @@
 package api
 
 import (
-	"context"
 	"log/slog"
 	"net/http"
 
@@ -55,23 +54,41 @@ func (a *API) Register(mux *http.ServeMux, wrap func(http.Handler) http.Handler)
 	}
 }
 
-// entityAdmin checks that the caller administers entity.
-func entityAdmin(ctx context.Context, entity string) (auth.Principal, error) {
-	p, ok := httpapi.PrincipalFrom(ctx)
+// forEntity decodes an entity-scoped body (entity plus fields) and checks
+// that the caller administers that entity, before anything is read.
+func forEntity(r *http.Request, body []byte, entity *string, fields wire.Fields, required ...string) error {
+	fields["entity"] = entity
+	if err := wire.DecodeTop(body, fields, append(required, "entity")...); err != nil {
+		return err
+	}
+	if *entity == "" {
+		return &wire.FieldError{Field: "entity", Msg: "must name the team that owns it"}
+	}
+	p, ok := httpapi.PrincipalFrom(r.Context())
 	if !ok {
-		return p, auth.ErrUnauthenticated
+		return auth.ErrUnauthenticated
 	}
-	if entity == "" {
-		return p, &wire.FieldError{Field: "entity", Msg: "field required (the team that owns it)"}
-	}
-	return p, p.AuthorizeEntity(entity, auth.Admin)
+	return p.AuthorizeEntity(*entity, auth.Admin)
 }
 
-// projectAdmin checks that the caller administers the project's entity:
-// project and registry admins are the entity's admins, as Weft keys carry
-// one role per entity.
-func projectAdmin(ctx context.Context, projectID string) (auth.Principal, error) {
-	return httpapi.Authorize(ctx, projectID, auth.Admin)
+// forProject decodes a project-scoped body and checks that the caller
+// administers the project's entity: project and registry admins are the
+// entity's admins, as Weft keys carry one role per entity.
+func forProject(r *http.Request, body []byte, projectID *string, fields wire.Fields, required ...string) (auth.Principal, error) {
+	fields["project_id"] = projectID
+	if err := wire.DecodeTop(body, fields, append(required, "project_id")...); err != nil {
+		return auth.Principal{}, err
+	}
+	return httpapi.Authorize(r.Context(), *projectID, auth.Admin)
+}
+
+// each maps a list to its JSON shapes.
+func each[T, J any](list []T, shape func(T) J) []J {
+	out := make([]J, len(list))
+	for i, v := range list {
+		out[i] = shape(v)
+	}
+	return out
 }
 
 type empty struct{}

@@ -58,12 +58,7 @@ func (f *automationFields) patch() automations.AutomationPatch {
 func (a *API) createAutomation(r *http.Request, body []byte) (any, error) {
 	var projectID string
 	var f automationFields
-	err := wire.DecodeTop(body, f.wire(wire.Fields{"project_id": &projectID}),
-		"project_id", "scope", "event", "webhook_id", "name", "enabled")
-	if err != nil {
-		return nil, err
-	}
-	p, err := projectAdmin(r.Context(), projectID)
+	p, err := forProject(r, body, &projectID, f.wire(wire.Fields{}), "scope", "event", "webhook_id", "name", "enabled")
 	if err != nil {
 		return nil, err
 	}
@@ -79,30 +74,17 @@ func (a *API) createAutomation(r *http.Request, body []byte) (any, error) {
 
 func (a *API) listAutomations(r *http.Request, body []byte) (any, error) {
 	var projectID string
-	if err := wire.DecodeTop(body, wire.Fields{"project_id": &projectID}, "project_id"); err != nil {
-		return nil, err
-	}
-	if _, err := projectAdmin(r.Context(), projectID); err != nil {
+	if _, err := forProject(r, body, &projectID, wire.Fields{}); err != nil {
 		return nil, err
 	}
 	list, err := a.svc.ListAutomations(r.Context(), projectID)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]automationJSON, len(list))
-	for i, au := range list {
-		out[i] = newAutomation(au)
-	}
-	return map[string]any{"automations": out}, nil
+	return map[string]any{"automations": each(list, newAutomation)}, err
 }
 
 func (a *API) updateAutomation(r *http.Request, body []byte) (any, error) {
 	var projectID, id string
 	var f automationFields
-	if err := wire.DecodeTop(body, f.wire(wire.Fields{"project_id": &projectID, "id": &id}), "project_id", "id"); err != nil {
-		return nil, err
-	}
-	if _, err := projectAdmin(r.Context(), projectID); err != nil {
+	if _, err := forProject(r, body, &projectID, f.wire(wire.Fields{"id": &id}), "id"); err != nil {
 		return nil, err
 	}
 	au, err := a.svc.UpdateAutomation(r.Context(), projectID, id, f.patch())
@@ -115,11 +97,7 @@ func (a *API) updateAutomation(r *http.Request, body []byte) (any, error) {
 func (a *API) deleteAutomation(r *http.Request, body []byte) (any, error) {
 	var projectID, id string
 	var confirm bool
-	err := wire.DecodeTop(body, wire.Fields{"project_id": &projectID, "id": &id, "confirm": &confirm}, "project_id", "id")
-	if err != nil {
-		return nil, err
-	}
-	if _, err := projectAdmin(r.Context(), projectID); err != nil {
+	if _, err := forProject(r, body, &projectID, wire.Fields{"id": &id, "confirm": &confirm}, "id"); err != nil {
 		return nil, err
 	}
 	if !confirm {
@@ -131,31 +109,16 @@ func (a *API) deleteAutomation(r *http.Request, body []byte) (any, error) {
 func (a *API) deliveries(r *http.Request, body []byte) (any, error) {
 	var projectID, automationID string
 	var limit int
-	err := wire.DecodeTop(body, wire.Fields{"project_id": &projectID, "automation_id": &automationID, "limit": &limit},
-		"project_id", "automation_id")
-	if err != nil {
-		return nil, err
-	}
-	if _, err := projectAdmin(r.Context(), projectID); err != nil {
+	if _, err := forProject(r, body, &projectID, wire.Fields{"automation_id": &automationID, "limit": &limit}, "automation_id"); err != nil {
 		return nil, err
 	}
 	list, err := a.svc.Deliveries(r.Context(), projectID, automationID, limit)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]deliveryJSON, len(list))
-	for i, d := range list {
-		out[i] = newDelivery(d)
-	}
-	return map[string]any{"deliveries": out}, nil
+	return map[string]any{"deliveries": each(list, newDelivery)}, err
 }
 
 func (a *API) redeliver(r *http.Request, body []byte) (any, error) {
 	var projectID, id string
-	if err := wire.DecodeTop(body, wire.Fields{"project_id": &projectID, "delivery_id": &id}, "project_id", "delivery_id"); err != nil {
-		return nil, err
-	}
-	if _, err := projectAdmin(r.Context(), projectID); err != nil {
+	if _, err := forProject(r, body, &projectID, wire.Fields{"delivery_id": &id}, "delivery_id"); err != nil {
 		return nil, err
 	}
 	d, err := a.svc.Redeliver(r.Context(), projectID, id)

@@ -9,11 +9,7 @@ import (
 
 func (a *API) createSecret(r *http.Request, body []byte) (any, error) {
 	var entity, name, value string
-	err := wire.DecodeTop(body, wire.Fields{"entity": &entity, "name": &name, "value": &value}, "entity", "name", "value")
-	if err != nil {
-		return nil, err
-	}
-	if _, err := entityAdmin(r.Context(), entity); err != nil {
+	if err := forEntity(r, body, &entity, wire.Fields{"name": &name, "value": &value}, "name", "value"); err != nil {
 		return nil, err
 	}
 	sec, err := a.svc.PutSecret(r.Context(), entity, name, value)
@@ -25,29 +21,16 @@ func (a *API) createSecret(r *http.Request, body []byte) (any, error) {
 
 func (a *API) listSecrets(r *http.Request, body []byte) (any, error) {
 	var entity string
-	if err := wire.DecodeTop(body, wire.Fields{"entity": &entity}, "entity"); err != nil {
-		return nil, err
-	}
-	if _, err := entityAdmin(r.Context(), entity); err != nil {
+	if err := forEntity(r, body, &entity, wire.Fields{}); err != nil {
 		return nil, err
 	}
 	list, err := a.svc.ListSecrets(r.Context(), entity)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]secretJSON, len(list))
-	for i, s := range list {
-		out[i] = newSecret(s)
-	}
-	return map[string]any{"secrets": out}, nil
+	return map[string]any{"secrets": each(list, newSecret)}, err
 }
 
 func (a *API) deleteSecret(r *http.Request, body []byte) (any, error) {
 	var entity, name string
-	if err := wire.DecodeTop(body, wire.Fields{"entity": &entity, "name": &name}, "entity", "name"); err != nil {
-		return nil, err
-	}
-	if _, err := entityAdmin(r.Context(), entity); err != nil {
+	if err := forEntity(r, body, &entity, wire.Fields{"name": &name}, "name"); err != nil {
 		return nil, err
 	}
 	return empty{}, a.svc.DeleteSecret(r.Context(), entity, name)
@@ -55,12 +38,9 @@ func (a *API) deleteSecret(r *http.Request, body []byte) (any, error) {
 
 func (a *API) createWebhook(r *http.Request, body []byte) (any, error) {
 	var in automations.WebhookInput
-	err := wire.DecodeTop(body, wire.Fields{"entity": &in.Entity, "name": &in.Name, "url": &in.URL,
-		"access_token_secret": &in.AccessTokenSecret, "secret": &in.Secret}, "entity", "name", "url")
+	err := forEntity(r, body, &in.Entity, wire.Fields{"name": &in.Name, "url": &in.URL,
+		"access_token_secret": &in.AccessTokenSecret, "secret": &in.Secret}, "name", "url")
 	if err != nil {
-		return nil, err
-	}
-	if _, err := entityAdmin(r.Context(), in.Entity); err != nil {
 		return nil, err
 	}
 	w, err := a.svc.CreateWebhook(r.Context(), in)
@@ -72,32 +52,19 @@ func (a *API) createWebhook(r *http.Request, body []byte) (any, error) {
 
 func (a *API) listWebhooks(r *http.Request, body []byte) (any, error) {
 	var entity string
-	if err := wire.DecodeTop(body, wire.Fields{"entity": &entity}, "entity"); err != nil {
-		return nil, err
-	}
-	if _, err := entityAdmin(r.Context(), entity); err != nil {
+	if err := forEntity(r, body, &entity, wire.Fields{}); err != nil {
 		return nil, err
 	}
 	list, err := a.svc.ListWebhooks(r.Context(), entity)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]webhookJSON, len(list))
-	for i, w := range list {
-		out[i] = newWebhook(w)
-	}
-	return map[string]any{"webhooks": out}, nil
+	return map[string]any{"webhooks": each(list, newWebhook)}, err
 }
 
 func (a *API) updateWebhook(r *http.Request, body []byte) (any, error) {
 	var entity, id string
 	var p automations.WebhookPatch
-	err := wire.DecodeTop(body, wire.Fields{"entity": &entity, "id": &id, "name": &p.Name, "url": &p.URL,
-		"access_token_secret": &p.AccessTokenSecret, "secret": &p.Secret, "enabled": &p.Enabled}, "entity", "id")
+	err := forEntity(r, body, &entity, wire.Fields{"id": &id, "name": &p.Name, "url": &p.URL,
+		"access_token_secret": &p.AccessTokenSecret, "secret": &p.Secret, "enabled": &p.Enabled}, "id")
 	if err != nil {
-		return nil, err
-	}
-	if _, err := entityAdmin(r.Context(), entity); err != nil {
 		return nil, err
 	}
 	w, err := a.svc.UpdateWebhook(r.Context(), entity, id, p)
@@ -109,10 +76,7 @@ func (a *API) updateWebhook(r *http.Request, body []byte) (any, error) {
 
 func (a *API) deleteWebhook(r *http.Request, body []byte) (any, error) {
 	var entity, id string
-	if err := wire.DecodeTop(body, wire.Fields{"entity": &entity, "id": &id}, "entity", "id"); err != nil {
-		return nil, err
-	}
-	if _, err := entityAdmin(r.Context(), entity); err != nil {
+	if err := forEntity(r, body, &entity, wire.Fields{"id": &id}, "id"); err != nil {
 		return nil, err
 	}
 	return empty{}, a.svc.DeleteWebhook(r.Context(), entity, id)
@@ -121,10 +85,7 @@ func (a *API) deleteWebhook(r *http.Request, body []byte) (any, error) {
 func (a *API) testWebhook(r *http.Request, body []byte) (any, error) {
 	var entity, id string
 	var p payload
-	if err := wire.DecodeTop(body, wire.Fields{"entity": &entity, "id": &id, "payload": &p}, "entity", "id"); err != nil {
-		return nil, err
-	}
-	if _, err := entityAdmin(r.Context(), entity); err != nil {
+	if err := forEntity(r, body, &entity, wire.Fields{"id": &id, "payload": &p}, "id"); err != nil {
 		return nil, err
 	}
 	var text string

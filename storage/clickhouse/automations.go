@@ -9,10 +9,8 @@ import (
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 
 	"github.com/weftdev/weft/storage"
+	"github.com/weftdev/weft/storage/storekit"
 )
-
-const automationColumns = `project_id, id, name, description, scope, collection, collection_filter, event,
-	alias_regex, webhook_id, payload, enabled, created_by, created_at, updated_at`
 
 // CreateAutomation implements storage.AutomationStore.
 func (s *Store) CreateAutomation(ctx context.Context, a storage.Automation) error {
@@ -58,7 +56,7 @@ func (s *Store) checkAutomation(ctx context.Context, entity string, a storage.Au
 }
 
 func (s *Store) insertAutomation(ctx context.Context, a storage.Automation, deleted bool) error {
-	return s.insertBatch(ctx, "automations", automationColumns+", version, deleted", 1, func(int) []any {
+	return s.insertBatch(ctx, "automations", storekit.AutomationColumns+", version, deleted", 1, func(int) []any {
 		return []any{a.ProjectID, a.ID, a.Name, a.Description, a.Scope, a.Collection, a.CollectionFilter, a.Event,
 			a.AliasRegex, a.WebhookID, a.Payload, a.Enabled, a.CreatedBy, a.CreatedAt.UTC(), a.UpdatedAt.UTC(),
 			s.versions.next(0), flag(deleted)}
@@ -69,13 +67,7 @@ func (s *Store) insertAutomation(ctx context.Context, a storage.Automation, dele
 func (s *Store) GetAutomation(ctx context.Context, projectID, id string) (storage.Automation, error) {
 	as, err := s.readAutomations(ctx, "project_id = {project:String} AND id = {id:String}",
 		clickhouse.Named("project", projectID), clickhouse.Named("id", id))
-	if err != nil {
-		return storage.Automation{}, err
-	}
-	if len(as) == 0 {
-		return storage.Automation{}, fmt.Errorf("automation %q does not exist in project %q: %w", id, projectID, storage.ErrNotFound)
-	}
-	return as[0], nil
+	return storekit.First(as, err, fmt.Sprintf("automation %q does not exist in project %q", id, projectID))
 }
 
 // ListAutomations implements storage.AutomationStore.
@@ -85,7 +77,7 @@ func (s *Store) ListAutomations(ctx context.Context, projectID string) ([]storag
 
 func (s *Store) readAutomations(ctx context.Context, where string, args ...any) ([]storage.Automation, error) {
 	out := []storage.Automation{}
-	err := s.eachRow(ctx, "read automations", "SELECT "+automationColumns+" FROM automations FINAL WHERE "+where+
+	err := s.eachRow(ctx, "read automations", "SELECT "+storekit.AutomationColumns+" FROM automations FINAL WHERE "+where+
 		" AND NOT deleted ORDER BY name", func(rows driver.Rows) error {
 		var a storage.Automation
 		if err := rows.Scan(&a.ProjectID, &a.ID, &a.Name, &a.Description, &a.Scope, &a.Collection, &a.CollectionFilter,

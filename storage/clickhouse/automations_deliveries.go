@@ -13,10 +13,6 @@ import (
 	"github.com/weftdev/weft/storage/storekit"
 )
 
-const deliveryColumns = `id, project_id, automation_id, entity, webhook_id, event_id, event_type, body, preview,
-	state, attempts, next_attempt_at, retry_from, lease_owner, lease_until, last_attempt_at, last_status,
-	last_error, last_response, last_latency_ms, created_at, updated_at`
-
 // AddDeliveries implements storage.DeliveryStore.
 func (s *Store) AddDeliveries(ctx context.Context, ds []storage.Delivery) error {
 	stored, err := s.storedDeliveries(ctx, ds)
@@ -33,7 +29,7 @@ func (s *Store) AddDeliveries(ctx context.Context, ds []storage.Delivery) error 
 }
 
 func (s *Store) insertDeliveries(ctx context.Context, ds []storage.Delivery, deleted bool) error {
-	return s.insertBatch(ctx, "automation_deliveries", deliveryColumns+", version, deleted", len(ds), func(i int) []any {
+	return s.insertBatch(ctx, "automation_deliveries", storekit.DeliveryColumns+", version, deleted", len(ds), func(i int) []any {
 		d := ds[i]
 		return []any{d.ID, d.ProjectID, d.AutomationID, d.Entity, d.WebhookID, d.EventID, d.EventType,
 			base64.StdEncoding.EncodeToString(d.Body), d.Preview, d.State, int32(d.Attempts), d.NextAttemptAt.UTC(),
@@ -118,13 +114,7 @@ func (s *Store) storedDeliveries(ctx context.Context, ds []storage.Delivery) (ma
 func (s *Store) GetDelivery(ctx context.Context, projectID, id string) (storage.Delivery, error) {
 	ds, err := s.readDeliveries(ctx, "project_id = {project:String} AND id = {id:String}", "",
 		clickhouse.Named("project", projectID), clickhouse.Named("id", id))
-	if err != nil {
-		return storage.Delivery{}, err
-	}
-	if len(ds) == 0 {
-		return storage.Delivery{}, fmt.Errorf("delivery %q does not exist in project %q: %w", id, projectID, storage.ErrNotFound)
-	}
-	return ds[0], nil
+	return storekit.First(ds, err, fmt.Sprintf("delivery %q does not exist in project %q", id, projectID))
 }
 
 // ListDeliveries implements storage.DeliveryStore.
@@ -144,7 +134,7 @@ func (s *Store) CountDeliveries(ctx context.Context, state string) (int64, error
 
 func (s *Store) readDeliveries(ctx context.Context, where, tail string, args ...any) ([]storage.Delivery, error) {
 	out := []storage.Delivery{}
-	err := s.eachRow(ctx, "read deliveries", "SELECT "+deliveryColumns+" FROM automation_deliveries FINAL WHERE "+where+
+	err := s.eachRow(ctx, "read deliveries", "SELECT "+storekit.DeliveryColumns+" FROM automation_deliveries FINAL WHERE "+where+
 		" AND NOT deleted "+tail, func(rows driver.Rows) error {
 		var d storage.Delivery
 		var body string

@@ -11,12 +11,10 @@ import (
 	"github.com/weftdev/weft/storage/storekit"
 )
 
-const eventColumns = "id, type, project_id, collection, version_index, digest, aliases, source, author, metadata, occurred_at"
-
 // RecordEvents implements storage.EventOutbox.
 func (s *Store) RecordEvents(ctx context.Context, events []storage.ArtifactEvent) error {
 	now := s.opts.Now().UTC()
-	return s.insertBatch(ctx, "automation_events", eventColumns+", recorded_at, version, deleted", len(events), func(i int) []any {
+	return s.insertBatch(ctx, "automation_events", storekit.EventColumns+", recorded_at, version, deleted", len(events), func(i int) []any {
 		e := events[i]
 		return []any{e.ID, e.Type, e.ProjectID, e.Collection, e.VersionIndex, e.Digest, storekit.EncodeAliases(e.Aliases),
 			e.Source, e.Author, string(storekit.EventMetadata(e.Metadata)), e.At.UTC(), now.Add(time.Duration(i)), s.versions.next(0), uint8(0)}
@@ -26,7 +24,7 @@ func (s *Store) RecordEvents(ctx context.Context, events []storage.ArtifactEvent
 // PendingEvents implements storage.EventOutbox.
 func (s *Store) PendingEvents(ctx context.Context, limit int) ([]storage.ArtifactEvent, error) {
 	var out []storage.ArtifactEvent
-	err := s.eachRow(ctx, "read events", "SELECT "+eventColumns+" FROM automation_events FINAL WHERE NOT deleted "+
+	err := s.eachRow(ctx, "read events", "SELECT "+storekit.EventColumns+" FROM automation_events FINAL WHERE NOT deleted "+
 		"ORDER BY recorded_at, id LIMIT {limit:UInt32}", func(rows driver.Rows) error {
 		var e storage.ArtifactEvent
 		var aliases, metadata string

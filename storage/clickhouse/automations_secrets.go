@@ -5,12 +5,12 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/ClickHouse/clickhouse-go/v2"
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 
 	"github.com/weftdev/weft/storage"
+	"github.com/weftdev/weft/storage/storekit"
 )
 
 var _ storage.AutomationsBackend = (*Store)(nil)
@@ -47,13 +47,7 @@ func (s *Store) insertSecret(ctx context.Context, sec storage.Secret, deleted bo
 func (s *Store) GetSecret(ctx context.Context, entity, name string) (storage.Secret, error) {
 	list, err := s.readSecrets(ctx, "entity = {entity:String} AND name = {name:String}",
 		clickhouse.Named("entity", entity), clickhouse.Named("name", name))
-	if err != nil {
-		return storage.Secret{}, err
-	}
-	if len(list) == 0 {
-		return storage.Secret{}, fmt.Errorf("secret %q does not exist in entity %q: %w", name, entity, storage.ErrNotFound)
-	}
-	return list[0], nil
+	return storekit.First(list, err, fmt.Sprintf("secret %q does not exist in entity %q", name, entity))
 }
 
 // ListSecrets implements storage.SecretStore.
@@ -91,9 +85,8 @@ func (s *Store) DeleteSecret(ctx context.Context, entity, name string) error {
 	if err != nil {
 		return err
 	}
-	if len(users) > 0 {
-		return fmt.Errorf("secret %q is used by webhooks %s; change or delete them first: %w",
-			name, strings.Join(users, ", "), storage.ErrConflict)
+	if err := storekit.InUse(fmt.Sprintf("secret %q", name), users, "change or delete those webhooks first"); err != nil {
+		return err
 	}
 	sec, err := s.GetSecret(ctx, entity, name)
 	if err != nil {

@@ -3,16 +3,13 @@ package clickhouse
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/ClickHouse/clickhouse-go/v2"
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 
 	"github.com/weftdev/weft/storage"
+	"github.com/weftdev/weft/storage/storekit"
 )
-
-const webhookColumns = `entity, id, name, url, access_token_secret, signing_secret, created_at, updated_at,
-	failing_since, disabled_at, disabled_reason`
 
 // CreateWebhook implements storage.WebhookStore.
 func (s *Store) CreateWebhook(ctx context.Context, w storage.Webhook) error {
@@ -52,7 +49,7 @@ func (s *Store) checkWebhook(ctx context.Context, w storage.Webhook) error {
 }
 
 func (s *Store) insertWebhook(ctx context.Context, w storage.Webhook, deleted bool) error {
-	return s.insertBatch(ctx, "automation_webhooks", webhookColumns+", version, deleted", 1, func(int) []any {
+	return s.insertBatch(ctx, "automation_webhooks", storekit.WebhookColumns+", version, deleted", 1, func(int) []any {
 		return []any{w.Entity, w.ID, w.Name, w.URL, w.AccessTokenSecret, w.SigningSecret, w.CreatedAt.UTC(), w.UpdatedAt.UTC(),
 			utcPtr(w.FailingSince), utcPtr(w.DisabledAt), w.DisabledReason, s.versions.next(0), flag(deleted)}
 	})
@@ -62,13 +59,7 @@ func (s *Store) insertWebhook(ctx context.Context, w storage.Webhook, deleted bo
 func (s *Store) GetWebhook(ctx context.Context, entity, id string) (storage.Webhook, error) {
 	ws, err := s.readWebhooks(ctx, "entity = {entity:String} AND id = {id:String}",
 		clickhouse.Named("entity", entity), clickhouse.Named("id", id))
-	if err != nil {
-		return storage.Webhook{}, err
-	}
-	if len(ws) == 0 {
-		return storage.Webhook{}, fmt.Errorf("webhook %q does not exist in entity %q: %w", id, entity, storage.ErrNotFound)
-	}
-	return ws[0], nil
+	return storekit.First(ws, err, fmt.Sprintf("webhook %q does not exist in entity %q", id, entity))
 }
 
 // ListWebhooks implements storage.WebhookStore.
@@ -78,7 +69,7 @@ func (s *Store) ListWebhooks(ctx context.Context, entity string) ([]storage.Webh
 
 func (s *Store) readWebhooks(ctx context.Context, where string, args ...any) ([]storage.Webhook, error) {
 	out := []storage.Webhook{}
-	err := s.eachRow(ctx, "read webhooks", "SELECT "+webhookColumns+" FROM automation_webhooks FINAL WHERE "+where+
+	err := s.eachRow(ctx, "read webhooks", "SELECT "+storekit.WebhookColumns+" FROM automation_webhooks FINAL WHERE "+where+
 		" AND NOT deleted ORDER BY name", func(rows driver.Rows) error {
 		var w storage.Webhook
 		if err := rows.Scan(&w.Entity, &w.ID, &w.Name, &w.URL, &w.AccessTokenSecret, &w.SigningSecret, &w.CreatedAt,
@@ -102,9 +93,8 @@ func (s *Store) DeleteWebhook(ctx context.Context, entity, id string) error {
 	if err != nil {
 		return err
 	}
-	if len(users) > 0 {
-		return fmt.Errorf("webhook %q is used by automations %s; delete them or point them elsewhere first: %w",
-			id, strings.Join(users, ", "), storage.ErrConflict)
+	if err := storekit.InUse(fmt.Sprintf("webhook %q", id), users, "delete those automations or point them at another webhook first"); err != nil {
+		return err
 	}
 	w, err := s.GetWebhook(ctx, entity, id)
 	if err != nil {

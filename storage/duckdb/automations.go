@@ -7,10 +7,8 @@ import (
 	"strings"
 
 	"github.com/weftdev/weft/storage"
+	"github.com/weftdev/weft/storage/storekit"
 )
-
-const automationColumns = `project_id, id, name, description, scope, collection, collection_filter, event,
-	alias_regex, webhook_id, payload, enabled, created_by, created_at, updated_at`
 
 // CreateAutomation implements storage.AutomationStore.
 func (s *Store) CreateAutomation(ctx context.Context, a storage.Automation) error {
@@ -18,7 +16,7 @@ func (s *Store) CreateAutomation(ctx context.Context, a storage.Automation) erro
 		if err := checkAutomation(ctx, tx, a); err != nil {
 			return err
 		}
-		_, err := tx.ExecContext(ctx, `INSERT INTO automations (`+automationColumns+`) VALUES (`+qmarks(15)+`)`,
+		_, err := tx.ExecContext(ctx, `INSERT INTO automations (`+storekit.AutomationColumns+`) VALUES (`+qmarks(15)+`)`,
 			a.ProjectID, a.ID, a.Name, a.Description, a.Scope, a.Collection, a.CollectionFilter, a.Event,
 			a.AliasRegex, a.WebhookID, a.Payload, a.Enabled, a.CreatedBy, a.CreatedAt, a.UpdatedAt)
 		if err != nil {
@@ -69,13 +67,7 @@ func checkAutomation(ctx context.Context, tx *sql.Tx, a storage.Automation) erro
 // GetAutomation implements storage.AutomationStore.
 func (s *Store) GetAutomation(ctx context.Context, projectID, id string) (storage.Automation, error) {
 	as, err := s.automations(ctx, "project_id = ? AND id = ?", projectID, id)
-	if err != nil {
-		return storage.Automation{}, err
-	}
-	if len(as) == 0 {
-		return storage.Automation{}, fmt.Errorf("automation %q does not exist in project %q: %w", id, projectID, storage.ErrNotFound)
-	}
-	return as[0], nil
+	return storekit.First(as, err, fmt.Sprintf("automation %q does not exist in project %q", id, projectID))
 }
 
 // ListAutomations implements storage.AutomationStore.
@@ -84,7 +76,7 @@ func (s *Store) ListAutomations(ctx context.Context, projectID string) ([]storag
 }
 
 func (s *Store) automations(ctx context.Context, where string, args ...any) ([]storage.Automation, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT `+automationColumns+` FROM automations WHERE `+where+` ORDER BY name`, args...)
+	rows, err := s.db.QueryContext(ctx, `SELECT `+storekit.AutomationColumns+` FROM automations WHERE `+where+` ORDER BY name`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("read automations: %w", err)
 	}

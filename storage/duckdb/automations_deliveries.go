@@ -12,10 +12,6 @@ import (
 	"github.com/weftdev/weft/storage/storekit"
 )
 
-const deliveryColumns = `id, project_id, automation_id, entity, webhook_id, event_id, event_type, body, preview,
-	state, attempts, next_attempt_at, retry_from, lease_owner, lease_until, last_attempt_at, last_status,
-	last_error, last_response, last_latency_ms, created_at, updated_at`
-
 // AddDeliveries implements storage.DeliveryStore.
 func (s *Store) AddDeliveries(ctx context.Context, ds []storage.Delivery) error {
 	if len(ds) == 0 {
@@ -35,7 +31,7 @@ func insertDeliveries(ctx context.Context, tx *sql.Tx, ds []storage.Delivery) er
 				d.Preview, d.State, d.Attempts, d.NextAttemptAt, d.RetryFrom, d.LeaseOwner, nullTimePtr(d.LeaseUntil),
 				nullTimePtr(d.LastAttemptAt), d.LastStatus, d.LastError, d.LastResponse, d.LastLatencyMS, d.CreatedAt, d.UpdatedAt)
 		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO automation_deliveries (`+deliveryColumns+`) VALUES `+
+		if _, err := tx.ExecContext(ctx, `INSERT INTO automation_deliveries (`+storekit.DeliveryColumns+`) VALUES `+
 			rowsOf(row, len(chunk))+` ON CONFLICT (id) DO NOTHING`, args...); err != nil {
 			return fmt.Errorf("add deliveries: %w", err)
 		}
@@ -51,7 +47,7 @@ func (s *Store) ClaimDeliveries(ctx context.Context, owner string, now time.Time
 		rows, err := tx.QueryContext(ctx, `UPDATE automation_deliveries SET lease_owner = ?, lease_until = ?
 			WHERE id IN (SELECT id FROM automation_deliveries WHERE state = ? AND next_attempt_at <= ?
 				AND (lease_until IS NULL OR lease_until <= ?) ORDER BY next_attempt_at, id LIMIT ?)
-			RETURNING `+deliveryColumns, owner, now.Add(lease), storage.DeliveryPending, now, now, limit)
+			RETURNING `+storekit.DeliveryColumns, owner, now.Add(lease), storage.DeliveryPending, now, now, limit)
 		if err != nil {
 			return fmt.Errorf("claim deliveries: %w", err)
 		}
@@ -105,24 +101,18 @@ func rowsOf(row string, n int) string {
 
 // GetDelivery implements storage.DeliveryStore.
 func (s *Store) GetDelivery(ctx context.Context, projectID, id string) (storage.Delivery, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT `+deliveryColumns+` FROM automation_deliveries
+	rows, err := s.db.QueryContext(ctx, `SELECT `+storekit.DeliveryColumns+` FROM automation_deliveries
 		WHERE project_id = ? AND id = ?`, projectID, id)
 	if err != nil {
 		return storage.Delivery{}, fmt.Errorf("read delivery: %w", err)
 	}
 	ds, err := scanDeliveries(rows)
-	if err != nil {
-		return storage.Delivery{}, err
-	}
-	if len(ds) == 0 {
-		return storage.Delivery{}, fmt.Errorf("delivery %q does not exist in project %q: %w", id, projectID, storage.ErrNotFound)
-	}
-	return ds[0], nil
+	return storekit.First(ds, err, fmt.Sprintf("delivery %q does not exist in project %q", id, projectID))
 }
 
 // ListDeliveries implements storage.DeliveryStore.
 func (s *Store) ListDeliveries(ctx context.Context, projectID, automationID string, limit int) ([]storage.Delivery, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT `+deliveryColumns+` FROM automation_deliveries
+	rows, err := s.db.QueryContext(ctx, `SELECT `+storekit.DeliveryColumns+` FROM automation_deliveries
 		WHERE project_id = ? AND automation_id = ? ORDER BY created_at DESC, id DESC LIMIT ?`, projectID, automationID, limit)
 	if err != nil {
 		return nil, fmt.Errorf("list deliveries: %w", err)
@@ -140,7 +130,7 @@ func (s *Store) CountDeliveries(ctx context.Context, state string) (int64, error
 	return n, nil
 }
 
-// scanDeliveries reads rows of deliveryColumns and closes them.
+// scanDeliveries reads rows of storekit.DeliveryColumns and closes them.
 func scanDeliveries(rows *sql.Rows) ([]storage.Delivery, error) {
 	defer rows.Close()
 	out := []storage.Delivery{}

@@ -10,8 +10,6 @@ import (
 	"github.com/weftdev/weft/storage/storekit"
 )
 
-const eventColumns = `id, type, project_id, collection, version_index, digest, aliases, source, author, metadata, occurred_at`
-
 // RecordEvents implements storage.EventOutbox, one INSERT per chunk.
 func (s *Store) RecordEvents(ctx context.Context, events []storage.ArtifactEvent) error {
 	if len(events) == 0 {
@@ -25,7 +23,7 @@ func (s *Store) RecordEvents(ctx context.Context, events []storage.ArtifactEvent
 				args = append(args, e.ID, e.Type, e.ProjectID, e.Collection, e.VersionIndex, e.Digest,
 					storekit.EncodeAliases(e.Aliases), e.Source, e.Author, string(storekit.EventMetadata(e.Metadata)), e.At)
 			}
-			if _, err := tx.ExecContext(ctx, `INSERT INTO automation_events (seq, `+eventColumns+`) VALUES `+
+			if _, err := tx.ExecContext(ctx, `INSERT INTO automation_events (seq, `+storekit.EventColumns+`) VALUES `+
 				rowsOf(row, len(chunk)), args...); err != nil {
 				return fmt.Errorf("record events: %w", err)
 			}
@@ -36,7 +34,7 @@ func (s *Store) RecordEvents(ctx context.Context, events []storage.ArtifactEvent
 
 // PendingEvents implements storage.EventOutbox.
 func (s *Store) PendingEvents(ctx context.Context, limit int) ([]storage.ArtifactEvent, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT `+eventColumns+` FROM automation_events ORDER BY seq LIMIT ?`, limit)
+	rows, err := s.db.QueryContext(ctx, `SELECT `+storekit.EventColumns+` FROM automation_events ORDER BY seq LIMIT ?`, limit)
 	if err != nil {
 		return nil, fmt.Errorf("read events: %w", err)
 	}

@@ -5,9 +5,9 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/weftdev/weft/storage"
+	"github.com/weftdev/weft/storage/storekit"
 )
 
 var _ storage.AutomationsBackend = (*Store)(nil)
@@ -66,9 +66,8 @@ func (s *Store) DeleteSecret(ctx context.Context, entity, name string) error {
 		if err != nil {
 			return err
 		}
-		if len(users) > 0 {
-			return fmt.Errorf("secret %q is used by webhooks %s; change or delete them first: %w",
-				name, strings.Join(users, ", "), storage.ErrConflict)
+		if err := storekit.InUse(fmt.Sprintf("secret %q", name), users, "change or delete those webhooks first"); err != nil {
+			return err
 		}
 		res, err := tx.ExecContext(ctx, `DELETE FROM automation_secrets WHERE entity = ? AND name = ?`, entity, name)
 		return expectOne(res, err, fmt.Sprintf("secret %q does not exist in entity %q", name, entity))

@@ -5,13 +5,10 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/weftdev/weft/storage"
+	"github.com/weftdev/weft/storage/storekit"
 )
-
-const webhookColumns = `entity, id, name, url, access_token_secret, signing_secret, created_at, updated_at,
-	failing_since, disabled_at, disabled_reason`
 
 // CreateWebhook implements storage.WebhookStore.
 func (s *Store) CreateWebhook(ctx context.Context, w storage.Webhook) error {
@@ -19,7 +16,7 @@ func (s *Store) CreateWebhook(ctx context.Context, w storage.Webhook) error {
 		if err := checkWebhook(ctx, tx, w); err != nil {
 			return err
 		}
-		_, err := tx.ExecContext(ctx, `INSERT INTO automation_webhooks (`+webhookColumns+`) VALUES (`+qmarks(11)+`)`,
+		_, err := tx.ExecContext(ctx, `INSERT INTO automation_webhooks (`+storekit.WebhookColumns+`) VALUES (`+qmarks(11)+`)`,
 			w.Entity, w.ID, w.Name, w.URL, w.AccessTokenSecret, w.SigningSecret, w.CreatedAt, w.UpdatedAt,
 			nullTimePtr(w.FailingSince), nullTimePtr(w.DisabledAt), w.DisabledReason)
 		if err != nil {
@@ -61,13 +58,7 @@ func checkWebhook(ctx context.Context, tx *sql.Tx, w storage.Webhook) error {
 // GetWebhook implements storage.WebhookStore.
 func (s *Store) GetWebhook(ctx context.Context, entity, id string) (storage.Webhook, error) {
 	ws, err := s.webhooks(ctx, "entity = ? AND id = ?", entity, id)
-	if err != nil {
-		return storage.Webhook{}, err
-	}
-	if len(ws) == 0 {
-		return storage.Webhook{}, fmt.Errorf("webhook %q does not exist in entity %q: %w", id, entity, storage.ErrNotFound)
-	}
-	return ws[0], nil
+	return storekit.First(ws, err, fmt.Sprintf("webhook %q does not exist in entity %q", id, entity))
 }
 
 // ListWebhooks implements storage.WebhookStore.
@@ -76,7 +67,7 @@ func (s *Store) ListWebhooks(ctx context.Context, entity string) ([]storage.Webh
 }
 
 func (s *Store) webhooks(ctx context.Context, where string, args ...any) ([]storage.Webhook, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT `+webhookColumns+` FROM automation_webhooks WHERE `+where+` ORDER BY name`, args...)
+	rows, err := s.db.QueryContext(ctx, `SELECT `+storekit.WebhookColumns+` FROM automation_webhooks WHERE `+where+` ORDER BY name`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("read webhooks: %w", err)
 	}
@@ -104,9 +95,8 @@ func (s *Store) DeleteWebhook(ctx context.Context, entity, id string) error {
 		if err != nil {
 			return err
 		}
-		if len(users) > 0 {
-			return fmt.Errorf("webhook %q is used by automations %s; delete them or point them elsewhere first: %w",
-				id, strings.Join(users, ", "), storage.ErrConflict)
+		if err := storekit.InUse(fmt.Sprintf("webhook %q", id), users, "delete those automations or point them at another webhook first"); err != nil {
+			return err
 		}
 		res, err := tx.ExecContext(ctx, `DELETE FROM automation_webhooks WHERE entity = ? AND id = ?`, entity, id)
 		return expectOne(res, err, fmt.Sprintf("webhook %q does not exist in entity %q", id, entity))

@@ -4,10 +4,45 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/weftdev/weft/storage"
 )
+
+// Column lists of the automations tables, the same in both backends.
+const (
+	WebhookColumns = `entity, id, name, url, access_token_secret, signing_secret, created_at, updated_at,
+	failing_since, disabled_at, disabled_reason`
+	AutomationColumns = `project_id, id, name, description, scope, collection, collection_filter, event,
+	alias_regex, webhook_id, payload, enabled, created_by, created_at, updated_at`
+	EventColumns    = "id, type, project_id, collection, version_index, digest, aliases, source, author, metadata, occurred_at"
+	DeliveryColumns = `id, project_id, automation_id, entity, webhook_id, event_id, event_type, body, preview,
+	state, attempts, next_attempt_at, retry_from, lease_owner, lease_until, last_attempt_at, last_status,
+	last_error, last_response, last_latency_ms, created_at, updated_at`
+)
+
+// First returns the first of rows read for one key, or ErrNotFound
+// with notFound's message.
+func First[T any](rows []T, err error, notFound string) (T, error) {
+	var zero T
+	if err != nil {
+		return zero, err
+	}
+	if len(rows) == 0 {
+		return zero, fmt.Errorf("%s: %w", notFound, storage.ErrNotFound)
+	}
+	return rows[0], nil
+}
+
+// InUse refuses removing what is still referenced: ErrConflict naming
+// the users, or nil when there are none.
+func InUse(what string, users []string, fix string) error {
+	if len(users) == 0 {
+		return nil
+	}
+	return fmt.Errorf("%s is used by %s; %s: %w", what, strings.Join(users, ", "), fix, storage.ErrConflict)
+}
 
 // EncodeAliases is the stored form of an event's aliases: a JSON array,
 // which both backends keep as text.
