@@ -49,8 +49,10 @@ type Server struct {
 	grpcLn   net.Listener
 	prices   *pricing.Table
 	feedback *queryapi.FeedbackAPI
-	procDone chan error
-	stopProc context.CancelFunc
+	// automations holds webhook automations' service and loops.
+	automations *automationsPart
+	procDone    chan error
+	stopProc    context.CancelFunc
 }
 
 // New opens storage and the ingest path for the configured roles and
@@ -86,6 +88,9 @@ func (s *Server) build(ctx context.Context) error {
 	if err := s.write.start(ctx); err != nil {
 		return err
 	}
+	if s.automations, err = buildAutomations(ctx, s.cfg, s.roles, s.store, s.metrics, s.logger); err != nil {
+		return errors.Join(err, s.write.shutdown(ctx))
+	}
 	verifier := auth.StoreVerifier{Store: s.keys}
 	grpcLimits := grpcLimits(s.cfg.Connections).ServerOptions()
 	if s.grpcSrv, err = otlpreceiver.NewGRPCServer(s.cfg.OTLP, verifier, s.write.front, s.receiverSettings(otlpreceiver.ReceiverType), s.inflight, grpcLimits...); err != nil {
@@ -93,6 +98,7 @@ func (s *Server) build(ctx context.Context) error {
 	}
 	s.httpSrv = httpapi.NewServer(s.routes(), httpLimits(s.cfg.Connections),
 		slog.NewLogLogger(s.logger.Handler(), slog.LevelWarn))
+	s.automations.start(s.logger)
 	return nil
 }
 
@@ -226,7 +232,7 @@ func (s *Server) shutdown() error {
 			err = errors.Join(err, fmt.Errorf("processor did not stop within shutdown_timeout: %w", ctx.Err()))
 		}
 	}
-	err = errors.Join(err, s.write.shutdown(ctx))
+	err = errors.Join(err, s.write.shutdown(ctx), s.automations.shutdown(ctx))
 	if err = errors.Join(err, s.store.Close()); err != nil {
 		return fmt.Errorf("shutdown: %w", err)
 	}

@@ -23,6 +23,7 @@ type env struct {
 	t                           *testing.T
 	url                         string
 	admin, member, viewer, evil string
+	keys                        auth.KeyStore
 }
 
 func newEnv(t *testing.T, mutate ...func(*config.Config)) *env {
@@ -44,7 +45,7 @@ func newEnv(t *testing.T, mutate ...func(*config.Config)) *env {
 			t.Error(err)
 		}
 	})
-	e := &env{t: t, url: hs.URL}
+	e := &env{t: t, url: hs.URL, keys: srv.Keys()}
 	e.admin, err = auth.EnsureAdminKey(ctx, srv.Keys(), cfg.DataDir, time.Now())
 	if err != nil {
 		t.Fatal(err)

@@ -48,7 +48,8 @@ func (s *Server) routes() http.Handler {
 		mux.Handle("GET /metrics", s.metrics.Handler())
 	}
 	if s.roles.Ingest || s.roles.Query {
-		queryapi.NewObjectsAPI(s.store, max, s.logger).Register(mux, authn)
+		queryapi.NewObjectsAPI(s.automations.objects, max, s.logger).Register(mux, authn)
+		s.automations.register(mux, max, s.logger, authn)
 		queryapi.NewTablesAPI(s.store, max, s.logger).Register(mux, authn)
 		queryapi.NewFilesAPI(s.store, s.cfg.MaxFileBytes, max, s.logger).Register(mux, authn)
 		queryapi.NewCostsAPI(s.store, max, s.logger).Register(mux, authn)

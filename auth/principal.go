@@ -52,6 +52,9 @@ type Access int
 const (
 	Read Access = iota + 1
 	Write
+	// Admin manages what belongs to the entity or project rather than its
+	// data: secrets, webhooks and automations.
+	Admin
 )
 
 // AllEntities is the entity name of an instance-wide key (the key created on
@@ -73,11 +76,19 @@ func (p Principal) Authorize(projectID string, need Access) error {
 	if err != nil {
 		return err
 	}
+	return p.AuthorizeEntity(entity, need)
+}
+
+// AuthorizeEntity checks that p may act on entity with the given access.
+func (p Principal) AuthorizeEntity(entity string, need Access) error {
 	if p.Entity != AllEntities && p.Entity != entity {
 		return fmt.Errorf("%w: this API key is not a member of entity %q", ErrForbidden, entity)
 	}
 	if need == Write && p.Role.rank() < RoleMember.rank() {
 		return fmt.Errorf("%w: role %s cannot write; use a key with role member or admin", ErrForbidden, p.Role)
+	}
+	if need == Admin && p.Role.rank() < RoleAdmin.rank() {
+		return fmt.Errorf("%w: role %s cannot manage secrets, webhooks or automations; use a key with role admin", ErrForbidden, p.Role)
 	}
 	return nil
 }

@@ -76,6 +76,8 @@ type Config struct {
 	// Kafka holds topics, batching and consumer settings (brokers come
 	// from kafka_brokers).
 	Kafka kafkabase.Config `yaml:"kafka"`
+	// Automations configures webhook deliveries and the secrets key.
+	Automations Automations `yaml:"automations"`
 }
 
 // Default returns the documented defaults.
@@ -96,6 +98,7 @@ func Default() Config {
 		Roles:           AllRoles,
 		MigrateOnStart:  true,
 		Kafka:           kafkabase.DefaultConfig(),
+		Automations:     DefaultAutomations(),
 	}
 }
 
@@ -145,6 +148,7 @@ func (c Config) Validate() error {
 	errs = append(errs, c.validateScaleOut()...)
 	errs = append(errs, c.Retention.validate()...)
 	errs = append(errs, c.Connections.validate()...)
+	errs = append(errs, c.Automations.validate()...)
 	return errors.Join(errs...)
 }
 

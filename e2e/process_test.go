@@ -141,6 +141,12 @@ func newClient(t *testing.T, base, key string) *client {
 // post sends body (marshalled unless []byte) and returns status and body.
 func (c *client) post(path string, body any) (int, []byte) {
 	c.t.Helper()
+	return c.do(http.MethodPost, path, body)
+}
+
+// do is post with another method.
+func (c *client) do(method, path string, body any) (int, []byte) {
+	c.t.Helper()
 	raw, ok := body.([]byte)
 	if !ok {
 		var err error
@@ -148,7 +154,7 @@ func (c *client) post(path string, body any) (int, []byte) {
 			c.t.Fatal(err)
 		}
 	}
-	req, err := http.NewRequest(http.MethodPost, c.base+path, bytes.NewReader(raw))
+	req, err := http.NewRequest(method, c.base+path, bytes.NewReader(raw))
 	if err != nil {
 		c.t.Fatal(err)
 	}
@@ -158,7 +164,7 @@ func (c *client) post(path string, body any) (int, []byte) {
 	}
 	resp, err := c.http.Do(req)
 	if err != nil {
-		c.t.Fatalf("POST %s: %v", path, err)
+		c.t.Fatalf("%s %s: %v", method, path, err)
 	}
 	defer resp.Body.Close()
 	out, err := io.ReadAll(resp.Body)

@@ -6,6 +6,7 @@
 //	weft-bench calls --weft ./bin/weft --calls 200000
 //	weft-bench query --weft ./bin/weft --calls 1000000
 //	weft-bench otlp  --weft ./bin/weft --calls 200000 --batch 512 --payload 1000
+//	weft-bench automations --weft ./bin/weft --calls 10000 --batch 10 --pending 100000
 package main
 
 import (
@@ -35,6 +36,9 @@ type options struct {
 	queries                             int
 	rate, window                        int
 	transports                          string
+	pending                             int
+	// serveArgs are added to the started server's command line.
+	serveArgs []string
 }
 
 func parse(name string, args []string) (options, error) {
@@ -53,6 +57,7 @@ func parse(name string, args []string) (options, error) {
 	fs.IntVar(&o.rate, "rate", 0, "offered load in records/s (open loop; latency counts from when a request was due); 0 sends as fast as answered")
 	fs.StringVar(&o.transports, "transports", "http,grpc", "otlp: which transports to measure, in order")
 	fs.IntVar(&o.window, "window", 1_000_000, "report the rate over each window of this many records; the last is what a full store sustains")
+	fs.IntVar(&o.pending, "pending", 100_000, "automations: deliveries left pending against a dead receiver while memory is watched (0 skips)")
 	fs.StringVar(&o.visibleURL, "visible-url", "", "calls: after loading, wait until this (query role) URL serves every call and report the end-to-end lag")
 	if err := fs.Parse(args); err != nil {
 		return o, err
@@ -65,11 +70,16 @@ func parse(name string, args []string) (options, error) {
 
 func run(ctx context.Context, args []string) error {
 	if len(args) == 0 {
-		return errors.New("usage: weft-bench calls|query|otlp [flags]")
+		return errors.New("usage: weft-bench calls|query|otlp|automations [flags]")
 	}
 	o, err := parse(args[0], args[1:])
 	if err != nil {
 		return err
+	}
+	if args[0] == "automations" {
+		if o.serveArgs, err = automationsServeArgs(); err != nil {
+			return err
+		}
 	}
 	target, err := connect(ctx, o)
 	if err != nil {
@@ -83,6 +93,8 @@ func run(ctx context.Context, args []string) error {
 		return benchQuery(ctx, target, o)
 	case "otlp":
 		return benchOTLP(ctx, target, o)
+	case "automations":
+		return benchAutomations(ctx, target, o)
 	}
-	return fmt.Errorf("unknown benchmark %q (calls, query, otlp)", args[0])
+	return fmt.Errorf("unknown benchmark %q (calls, query, otlp, automations)", args[0])
 }

@@ -39,7 +39,8 @@ func connect(ctx context.Context, o options) (*target, error) {
 		t.tmpDir = dir
 	}
 	t.dataDir = dir
-	t.cmd = exec.CommandContext(ctx, o.weftBin, "serve", "--listen", "127.0.0.1:0", "--otlp-grpc-listen", "127.0.0.1:0", "--data-dir", dir, "--log-level", "warn")
+	args := []string{"serve", "--listen", "127.0.0.1:0", "--otlp-grpc-listen", "127.0.0.1:0", "--data-dir", dir, "--log-level", "warn"}
+	t.cmd = exec.CommandContext(ctx, o.weftBin, append(args, o.serveArgs...)...)
 	t.cmd.Stderr = os.Stderr
 	out, err := t.cmd.StdoutPipe()
 	if err != nil {
@@ -76,7 +77,12 @@ func connect(ctx context.Context, o options) (*target, error) {
 }
 
 // peakRSS reads the started server's high-water RSS from /proc.
-func (t *target) peakRSS() string {
+func (t *target) peakRSS() string { return t.procMemory("VmHWM") }
+
+// rss reads the started server's current RSS from /proc.
+func (t *target) rss() string { return t.procMemory("VmRSS") }
+
+func (t *target) procMemory(field string) string {
 	if t.cmd == nil {
 		return "n/a (server not started by weft-bench)"
 	}
@@ -85,7 +91,7 @@ func (t *target) peakRSS() string {
 		return "n/a"
 	}
 	for _, line := range strings.Split(string(body), "\n") {
-		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+		if v, ok := strings.CutPrefix(line, field+":"); ok {
 			kb, _ := strconv.Atoi(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")))
 			return fmt.Sprintf("%.0f MiB", float64(kb)/1024)
 		}

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/weftdev/weft/app"
+	"github.com/weftdev/weft/automations/kafkaevents"
 	"github.com/weftdev/weft/config"
 	"github.com/weftdev/weft/internal/kafkabase"
 	"github.com/weftdev/weft/storage/duckdb"
@@ -58,18 +59,23 @@ func migrateDuckDB(ctx context.Context, cfg config.Config, stdout io.Writer, log
 	return store.Close()
 }
 
-// ensureTopics creates the call and dead-letter topics when Kafka is
-// configured, unless kafka.create_topics leaves them to the operator.
+// ensureTopics creates the call and automation-event topics and their
+// dead-letter topics when Kafka is configured, unless
+// kafka.create_topics leaves them to the operator.
 func ensureTopics(ctx context.Context, cfg config.Config, stdout io.Writer, logger *slog.Logger) error {
 	if len(cfg.Kafka.Brokers) == 0 {
 		return nil
 	}
-	topics := cfg.Kafka.Topic + ", " + cfg.Kafka.DeadLetterTopic
+	events := cfg.Automations.EventsTopic
+	topics := strings.Join([]string{cfg.Kafka.Topic, cfg.Kafka.DeadLetterTopic, events, kafkaevents.DeadLetterTopic(events)}, ", ")
 	if !cfg.Kafka.CreateTopics {
 		fmt.Fprintf(stdout, "Kafka topics %s left alone (kafka.create_topics is false)\n", topics)
 		return nil
 	}
 	if err := kafkabase.EnsureTopics(ctx, cfg.Kafka, logger); err != nil {
+		return fmt.Errorf("kafka topics: %w", err)
+	}
+	if err := kafkaevents.EnsureTopic(ctx, cfg.Kafka, events, logger); err != nil {
 		return fmt.Errorf("kafka topics: %w", err)
 	}
 	fmt.Fprintf(stdout, "Kafka topics %s ready at %s\n", topics, strings.Join(cfg.Kafka.Brokers, ","))

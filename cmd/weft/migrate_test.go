@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"maps"
 	"strings"
 	"testing"
 	"time"
@@ -13,7 +14,7 @@ import (
 
 // TestMigrateScaleOut runs weft migrate against Kafka and ClickHouse as a
 // scale-out deployment does before starting its roles: it applies the
-// ClickHouse migrations and creates both topics, and running it again
+// ClickHouse migrations and creates the topics, and running it again
 // changes nothing. With kafka.create_topics false it leaves Kafka alone.
 func TestMigrateScaleOut(t *testing.T) {
 	tests := []struct {
@@ -38,9 +39,9 @@ func TestMigrateScaleOut(t *testing.T) {
 			got := topicPartitions(t, brokers)
 			want := map[string]int{}
 			if tc.wantTopics {
-				want = map[string]int{"weft.calls": 3, "weft.calls.dlq": 3}
+				want = map[string]int{"weft.calls": 3, "weft.calls.dlq": 3, "weft.automation-events": 3, "weft.automation-events.dlq": 3}
 			}
-			if len(got) != len(want) || got["weft.calls"] != want["weft.calls"] || got["weft.calls.dlq"] != want["weft.calls.dlq"] {
+			if !maps.Equal(got, want) {
 				t.Fatalf("topics %v; want %v", got, want)
 			}
 		})

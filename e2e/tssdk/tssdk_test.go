@@ -86,10 +86,23 @@ func requireNodeDeps(t *testing.T) string {
 // startWeft serves a fresh weft and returns its URL, a member key of the
 // project's entity, an admin key of another entity and the server's log.
 func startWeft(t *testing.T) (url, key, otherKey string, logs *logBuffer) {
+	url, newKey, logs := serveWeft(t)
+	return url, newKey("acme", auth.RoleMember, sdkUser), newKey("rival", auth.RoleAdmin, "rival-user"), logs
+}
+
+// keyMaker stores a new key and returns its secret.
+type keyMaker func(entity string, role auth.Role, user string) string
+
+// serveWeft serves a fresh weft configured by mutate and returns its URL,
+// a key maker and the server's log.
+func serveWeft(t *testing.T, mutate ...func(*config.Config)) (string, keyMaker, *logBuffer) {
 	t.Helper()
 	cfg := config.Default()
 	cfg.DataDir = t.TempDir()
-	logs = &logBuffer{}
+	for _, m := range mutate {
+		m(&cfg)
+	}
+	logs := &logBuffer{}
 	ctx := context.Background()
 	srv, err := app.New(ctx, cfg, slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelWarn})))
 	if err != nil {
@@ -112,14 +125,26 @@ func startWeft(t *testing.T) (url, key, otherKey string, logs *logBuffer) {
 		}
 		return secret
 	}
-	return hs.URL, newKey("acme", auth.RoleMember, sdkUser), newKey("rival", auth.RoleAdmin, "rival-user"), logs
+	return hs.URL, newKey, logs
 }
 
-// runScript runs script.mjs with only the environment the SDK needs and
-// fails on a non-zero exit or on anything written to stderr.
+// runScript runs script.mjs and decodes what it saw.
 func runScript(t *testing.T, node, url, key string) scriptResult {
 	t.Helper()
-	script, err := filepath.Abs("script.mjs")
+	raw := runNode(t, node, "script.mjs", url, key)
+	var res scriptResult
+	if err := json.Unmarshal(raw, &res); err != nil {
+		t.Fatalf("result %s: %v", raw, err)
+	}
+	return res
+}
+
+// runNode runs a script with only the environment the SDK needs, fails
+// on a non-zero exit or on anything written to stderr, and returns the
+// result file it wrote.
+func runNode(t *testing.T, node, name, url, key string) []byte {
+	t.Helper()
+	script, err := filepath.Abs(name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,7 +160,7 @@ func runScript(t *testing.T, node, url, key string) scriptResult {
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
-		t.Fatalf("node script.mjs: %v\nstdout:\n%s\nstderr:\n%s", err, stdout.String(), stderr.String())
+		t.Fatalf("node %s: %v\nstdout:\n%s\nstderr:\n%s", name, err, stdout.String(), stderr.String())
 	}
 	if s := strings.TrimSpace(stderr.String()); s != "" {
 		t.Errorf("the SDK wrote warnings or errors to stderr%s:\n%s", failedRequests(s), s)
@@ -147,11 +172,7 @@ func runScript(t *testing.T, node, url, key string) scriptResult {
 	if err != nil {
 		t.Fatalf("script wrote no result: %v\nstdout:\n%s", err, stdout.String())
 	}
-	var res scriptResult
-	if err := json.Unmarshal(raw, &res); err != nil {
-		t.Fatalf("result %s: %v", raw, err)
-	}
-	return res
+	return raw
 }
 
 // failedRequests summarises the failed responses the SDK printed (it

@@ -17,10 +17,11 @@ type Store interface {
 	storage.FileStore
 	storage.FeedbackStore
 	storage.CostStore
+	storage.AutomationsBackend
 }
 
 // RunAll runs every suite of the contract (calls, threads, objects and
-// refs, tables, files, feedback, costs), each case against a fresh, empty
+// refs, tables, files, feedback, costs, automations), each case against a fresh, empty
 // store from newStore. It is the only entry point: a backend's test calls
 // it once, so a suite added here runs on every backend.
 func RunAll(t *testing.T, newStore func(t *testing.T) Store) {
@@ -35,6 +36,9 @@ func RunAll(t *testing.T, newStore func(t *testing.T) Store) {
 		{"Files", func(t *testing.T) { runFiles(t, func(t *testing.T) storage.FileStore { return newStore(t) }) }},
 		{"Feedback", func(t *testing.T) { runFeedback(t, func(t *testing.T) storage.FeedbackStore { return newStore(t) }) }},
 		{"Costs", func(t *testing.T) { runCosts(t, func(t *testing.T) storage.CostStore { return newStore(t) }) }},
+		{"Automations", func(t *testing.T) {
+			runAutomations(t, func(t *testing.T) storage.AutomationsBackend { return newStore(t) })
+		}},
 	}
 	for _, s := range suites {
 		t.Run(s.name, s.run)
