@@ -23,6 +23,7 @@ type env struct {
 	t                           *testing.T
 	url                         string
 	admin, member, viewer, evil string
+	client                      *http.Client // nil: http.DefaultClient
 }
 
 func newEnv(t *testing.T, mutate ...func(*config.Config)) *env {
@@ -94,7 +95,11 @@ func (e *env) do(method, path, key string, body any, hdr ...string) (int, http.H
 	for i := 0; i+1 < len(hdr); i += 2 {
 		req.Header.Set(hdr[i], hdr[i+1])
 	}
-	resp, err := http.DefaultClient.Do(req)
+	client := e.client
+	if client == nil {
+		client = http.DefaultClient
+	}
+	resp, err := client.Do(req)
 	if err != nil {
 		e.t.Fatal(err)
 	}
