@@ -39,6 +39,9 @@ type EndedCall struct {
 	Output       json.RawMessage `json:"output"`
 	Summary      json.RawMessage `json:"summary"`
 	WBRunStepEnd *int64          `json:"wb_run_step_end"`
+	// DisplayName is set by the TypeScript SDK when the call was renamed
+	// while it ran; it is applied as a rename (Rename).
+	DisplayName *string `json:"display_name"`
 }
 
 // CompletedCall is CompletedCallSchemaForInsert: a start and an end at once.
@@ -115,6 +118,8 @@ func (e *EndedCall) EndPart(extract RefExtractor) (storage.CallPart, error) {
 		return storage.CallPart{}, &FieldError{Field: "id", Msg: "field required: the id of the call being ended"}
 	case e.EndedAt.IsZero():
 		return storage.CallPart{}, &FieldError{Field: "ended_at", Msg: "field required: an ISO-8601 datetime"}
+	case e.DisplayName != nil && len(*e.DisplayName) > 1024:
+		return storage.CallPart{}, &FieldError{Field: "display_name", Msg: "longer than 1024 characters"}
 	}
 	if err := mustBeObject("summary", e.Summary); err != nil {
 		return storage.CallPart{}, err
@@ -122,6 +127,15 @@ func (e *EndedCall) EndPart(extract RefExtractor) (storage.CallPart, error) {
 	c := storage.Call{ProjectID: e.ProjectID, ID: e.ID}
 	setEnd(&c, e.EndedAt, e.Exception, e.Output, e.Summary, e.WBRunStepEnd, extract)
 	return storage.CallPart{Kind: storage.PartEnd, Call: c}, nil
+}
+
+// Rename is the update an end carrying a display name stands for, if it
+// carries one; userID is the authenticated caller.
+func (e *EndedCall) Rename(userID string) (storage.CallOp, bool) {
+	if e.DisplayName == nil {
+		return storage.CallOp{}, false
+	}
+	return storage.CallOp{Update: &storage.CallUpdate{ProjectID: e.ProjectID, ID: e.ID, DisplayName: *e.DisplayName, WBUserID: userID}}, true
 }
 
 // CompletePart validates a calls_complete item and converts it.
