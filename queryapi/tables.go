@@ -1,6 +1,7 @@
 package queryapi
 
 import (
+	"fmt"
 	"log/slog"
 	"net/http"
 
@@ -46,9 +47,14 @@ func (a *TablesAPI) create(r *http.Request, body []byte) (any, error) {
 	req := storage.TableCreateReq{Table: table.Storage()}
 	switch {
 	case req.Table.ProjectID == "":
-		return nil, &wire.FieldError{Field: "table.project_id", Msg: "field required (form entity/project)"}
+		return nil, wire.Missing("table.project_id", " (form entity/project)")
 	case req.Table.Rows == nil:
-		return nil, &wire.FieldError{Field: "table.rows", Msg: "field required (a list of JSON objects, may be empty)"}
+		return nil, wire.Missing("table.rows", " (a list of JSON objects, may be empty)")
+	}
+	for i, row := range req.Table.Rows {
+		if err := wire.MustBeObject(fmt.Sprintf("table.rows[%d]", i), row); err != nil {
+			return nil, err
+		}
 	}
 	if _, err := httpapi.Authorize(r.Context(), req.Table.ProjectID, auth.Write); err != nil {
 		return nil, err

@@ -47,7 +47,7 @@ func (rc *Receiver) batchOps(a *authorizer, it *batchItem) ([]storage.CallOp, an
 	switch {
 	case it.Mode == "start" || (it.Mode == "" && it.Req.Start != nil):
 		if it.Req.Start == nil {
-			return nil, nil, &wire.FieldError{Field: "req.start", Msg: "field required for mode start"}
+			return nil, nil, wire.Missing("req.start", " for mode start")
 		}
 		op, err := rc.startOp(a, it.Req.Start)
 		if err != nil {
@@ -56,12 +56,12 @@ func (rc *Receiver) batchOps(a *authorizer, it *batchItem) ([]storage.CallOp, an
 		return []storage.CallOp{op}, map[string]string{"id": op.Part.Call.ID, "trace_id": op.Part.Call.TraceID}, nil
 	case it.Mode == "end" || (it.Mode == "" && it.Req.End != nil):
 		if it.Req.End == nil {
-			return nil, nil, &wire.FieldError{Field: "req.end", Msg: "field required for mode end"}
+			return nil, nil, wire.Missing("req.end", " for mode end")
 		}
 		ops, err := rc.endOps(a, it.Req.End)
 		return ops, struct{}{}, prefixField("req.end", err)
 	}
-	return nil, nil, &wire.FieldError{Field: "mode", Msg: fmt.Sprintf("Invalid mode %q: use start or end", it.Mode)}
+	return nil, nil, &wire.FieldError{Field: "mode", Msg: fmt.Sprintf("Invalid mode %q: use start or end", it.Mode), Schema: wire.SchemaLiteral}
 }
 
 // callsComplete writes finished calls (the calls_complete write path).

@@ -75,8 +75,8 @@ func TestWriteEndpoints(t *testing.T) {
 		{"update", "/call/update", `{"project_id":"acme/p","call_id":"c1","display_name":"x"}`, 200, []storage.PartKind{0}, `{}`},
 		{"delete", "/calls/delete", `{"project_id":"acme/p","call_ids":["a","b"]}`, 200, []storage.PartKind{0}, `"num_deleted":2`},
 		{"path project differs", "/v2/acme/other/call/start", `{"start":` + start + `}`, 400, nil, "URL path"},
-		{"bad mode", "/call/upsert_batch", `{"batch":[{"mode":"both","req":{}}]}`, 400, nil, "batch[0].mode"},
-		{"start missing", "/call/upsert_batch", `{"batch":[{"mode":"start","req":{}}]}`, 400, nil, "batch[0].req.start"},
+		{"bad mode", "/call/upsert_batch", `{"batch":[{"mode":"both","req":{}}]}`, 422, nil, "batch[0].mode"},
+		{"start missing", "/call/upsert_batch", `{"batch":[{"mode":"start","req":{}}]}`, 422, nil, "batch[0].req.start"},
 		{"other entity", "/call/start", `{"start":` + strings.Replace(start, "acme/p", "evil/p", 1) + `}`, 403, nil, "evil"},
 	}
 	for _, tc := range tests {
