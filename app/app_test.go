@@ -24,6 +24,7 @@ type env struct {
 	url                         string
 	admin, member, viewer, evil string
 	client                      *http.Client // nil: http.DefaultClient
+	keys                        auth.KeyStore
 }
 
 func newEnv(t *testing.T, mutate ...func(*config.Config)) *env {
@@ -45,7 +46,7 @@ func newEnv(t *testing.T, mutate ...func(*config.Config)) *env {
 			t.Error(err)
 		}
 	})
-	e := &env{t: t, url: hs.URL}
+	e := &env{t: t, url: hs.URL, keys: srv.Keys()}
 	e.admin, err = auth.EnsureAdminKey(ctx, srv.Keys(), cfg.DataDir, time.Now())
 	if err != nil {
 		t.Fatal(err)

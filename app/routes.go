@@ -41,7 +41,8 @@ func (s *Server) routes() http.Handler {
 	}
 	if s.roles.Query {
 		reads := consistentReads{backend: s.store, barrier: s.write.barrier}
-		extras := queryapi.CallExtras{Feedback: s.store, Prices: s.store, Defaults: s.prices, Refs: s.store}
+		extras := queryapi.CallExtras{Feedback: s.store, Prices: s.store, Defaults: s.prices, Refs: s.store,
+			Users: auth.StoreUsers{Store: s.keys}, Retention: s.cfg.Retention.For}
 		queryapi.New(reads, extras, max, s.logger).Register(mux, authn)
 		queryapi.NewThreadsAPI(reads, max, s.logger).Register(mux, authn)
 	}
