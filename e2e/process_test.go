@@ -3,7 +3,6 @@ package e2e
 import (
 	"bufio"
 	"bytes"
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -141,31 +140,7 @@ func newClient(t *testing.T, base, key string) *client {
 // post sends body (marshalled unless []byte) and returns status and body.
 func (c *client) post(path string, body any) (int, []byte) {
 	c.t.Helper()
-	raw, ok := body.([]byte)
-	if !ok {
-		var err error
-		if raw, err = json.Marshal(body); err != nil {
-			c.t.Fatal(err)
-		}
-	}
-	req, err := http.NewRequest(http.MethodPost, c.base+path, bytes.NewReader(raw))
-	if err != nil {
-		c.t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	if c.key != "" {
-		req.Header.Set("Authorization", "Basic "+base64.StdEncoding.EncodeToString([]byte("api:"+c.key)))
-	}
-	resp, err := c.http.Do(req)
-	if err != nil {
-		c.t.Fatalf("POST %s: %v", path, err)
-	}
-	defer resp.Body.Close()
-	out, err := io.ReadAll(resp.Body)
-	if err != nil {
-		c.t.Fatal(err)
-	}
-	return resp.StatusCode, out
+	return c.do(http.MethodPost, path, body)
 }
 
 // tryPost is post for background goroutines: it reports transport errors
