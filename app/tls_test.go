@@ -18,7 +18,6 @@ import (
 	"google.golang.org/grpc/credentials"
 
 	"github.com/weftdev/weft/app"
-	"github.com/weftdev/weft/auth"
 	"github.com/weftdev/weft/config"
 	"github.com/weftdev/weft/internal/tlsutil"
 )
@@ -31,34 +30,15 @@ func newTLSServed(t *testing.T) (*served, *x509.CertPool) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := config.Default()
-	cfg.DataDir = t.TempDir()
-	cfg.Listen, cfg.OTLPGRPCListen = "127.0.0.1:0", "127.0.0.1:0"
-	cfg.TLSCertFile, cfg.TLSKeyFile = filepath.Join(cfg.DataDir, "cert.pem"), filepath.Join(cfg.DataDir, "key.pem")
-	writeFile(t, cfg.TLSCertFile, pair.CertPEM)
-	writeFile(t, cfg.TLSKeyFile, pair.KeyPEM)
-	ctx, cancel := context.WithCancel(context.Background())
-	srv, err := app.New(ctx, cfg, slog.New(slog.DiscardHandler))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := srv.Listen(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- srv.Serve(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Error(err)
-		}
-	})
+	dir := t.TempDir()
+	certFile, keyFile := filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
+	writeFile(t, certFile, pair.CertPEM)
+	writeFile(t, keyFile, pair.KeyPEM)
+	s := newServed(t, func(c *config.Config) { c.TLSCertFile, c.TLSKeyFile = certFile, keyFile })
 	roots := x509.NewCertPool()
 	roots.AppendCertsFromPEM(pair.CertPEM)
-	e := &env{t: t, url: srv.Scheme() + "://" + srv.Addr(),
-		client: &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: roots}}}}
-	e.member = e.newKey(srv.Keys(), "acme", auth.RoleMember)
-	return &served{env: e, grpcAddr: srv.GRPCAddr()}, roots
+	s.client = &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: roots}}}
+	return s, roots
 }
 
 func writeFile(t *testing.T, path string, b []byte) {

@@ -50,12 +50,7 @@ func TestLoadTLS(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			args := append([]string(nil), tc.args...)
-			for i, a := range args {
-				if body, ok := strings.CutPrefix(a, "FILE:"); ok {
-					args[i] = writeFile(t, body)
-				}
-			}
+			args := fileArgs(t, tc.args)
 			cfg, err := Load(args, env(tc.env))
 			if err != nil {
 				t.Fatal(err)
@@ -65,6 +60,19 @@ func TestLoadTLS(t *testing.T) {
 			}
 		})
 	}
+}
+
+// fileArgs copies args, writing each "FILE:<yaml>" argument to a config
+// file and passing its path instead.
+func fileArgs(t *testing.T, args []string) []string {
+	t.Helper()
+	out := append([]string(nil), args...)
+	for i, a := range out {
+		if body, ok := strings.CutPrefix(a, "FILE:"); ok {
+			out[i] = writeFile(t, body)
+		}
+	}
+	return out
 }
 
 func defaultQueueOps() int { return Default().Pipeline.MaxQueuedOps }
@@ -91,12 +99,7 @@ func TestLoadErrors(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			args := append([]string(nil), tc.args...)
-			for i, a := range args {
-				if body, ok := strings.CutPrefix(a, "FILE:"); ok {
-					args[i] = writeFile(t, body)
-				}
-			}
+			args := fileArgs(t, tc.args)
 			e := map[string]string{}
 			for k, v := range tc.env {
 				if body, ok := strings.CutPrefix(v, "FILE:"); ok {

@@ -10,21 +10,13 @@ func (p *parser) selectionSet() ([]Selection, error) {
 		return nil, err
 	}
 	defer p.leave()
-	if err := p.expect("{"); err != nil {
-		return nil, err
-	}
 	var out []Selection
-	for !p.is("}") {
+	err := p.seq("{", "}", "a selection set must select at least one field", func() error {
 		s, err := p.selection()
-		if err != nil {
-			return nil, err
-		}
 		out = append(out, s)
-	}
-	if len(out) == 0 {
-		return nil, p.fail("a selection set must select at least one field")
-	}
-	return out, p.advance()
+		return err
+	})
+	return out, err
 }
 
 func (p *parser) selection() (Selection, error) {
@@ -88,21 +80,19 @@ func (p *parser) field() (Selection, error) {
 // arguments reads (name: value ...); constant forbids variables (in
 // default values).
 func (p *parser) arguments(constant bool) ([]Argument, error) {
-	if err := p.expect("("); err != nil {
-		return nil, err
-	}
-	var args []Argument
-	for !p.is(")") {
+	return p.namedValues("(", ")", "an argument list must not be empty", constant)
+}
+
+// namedValues reads name: value pairs between opening and closing: an
+// argument list, or an input object.
+func (p *parser) namedValues(opening, closing, emptyMsg string, constant bool) ([]Argument, error) {
+	var out []Argument
+	err := p.seq(opening, closing, emptyMsg, func() error {
 		a, err := p.argument(constant)
-		if err != nil {
-			return nil, err
-		}
-		args = append(args, a)
-	}
-	if len(args) == 0 {
-		return nil, p.fail("an argument list must not be empty")
-	}
-	return args, p.advance()
+		out = append(out, a)
+		return err
+	})
+	return out, err
 }
 
 func (p *parser) argument(constant bool) (Argument, error) {
@@ -197,31 +187,35 @@ func (p *parser) scalar(t token) (Value, error) {
 }
 
 func (p *parser) list(constant bool) (Value, error) {
-	if err := p.advance(); err != nil {
-		return nil, err
-	}
 	out := List{}
-	for !p.is("]") {
+	err := p.seq("[", "]", "", func() error {
 		v, err := p.value(constant)
-		if err != nil {
-			return nil, err
-		}
 		out = append(out, v)
-	}
-	return out, p.advance()
+		return err
+	})
+	return out, err
 }
 
 func (p *parser) object(constant bool) (Value, error) {
-	if err := p.advance(); err != nil {
-		return nil, err
+	fields, err := p.namedValues("{", "}", "", constant)
+	return append(Object{}, fields...), err
+}
+
+// seq reads the opening punctuator, items until the closing one, and the
+// closing one. The end of the document is no item, so it fails the item
+// and ends the loop. A non-empty emptyMsg refuses a sequence of no items.
+func (p *parser) seq(opening, closing, emptyMsg string, item func() error) error {
+	if err := p.expect(opening); err != nil {
+		return err
 	}
-	out := Object{}
-	for !p.is("}") {
-		a, err := p.argument(constant)
-		if err != nil {
-			return nil, err
+	n := 0
+	for ; !p.is(closing); n++ {
+		if err := item(); err != nil {
+			return err
 		}
-		out = append(out, a)
 	}
-	return out, p.advance()
+	if n == 0 && emptyMsg != "" {
+		return p.fail(emptyMsg)
+	}
+	return p.advance()
 }

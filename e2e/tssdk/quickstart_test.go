@@ -3,10 +3,8 @@ package tssdk_test
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"crypto/tls"
 	"crypto/x509"
-	"encoding/json"
 	"net/http"
 	"os"
 	"os/exec"
@@ -117,37 +115,11 @@ func serveTLS(t *testing.T, bin, data, cert string) string {
 }
 
 // runQuickstart runs quickstart.mjs with only the SDK's two settings and
-// the trusted certificate, failing on a non-zero exit or any stderr.
+// the trusted certificate.
 func runQuickstart(t *testing.T, node, base, key, cert string) quickResult {
 	t.Helper()
-	script, err := filepath.Abs("quickstart.mjs")
-	if err != nil {
-		t.Fatal(err)
-	}
-	work := t.TempDir()
-	resultFile := filepath.Join(work, "result.json")
-	ctx, cancel := context.WithTimeout(context.Background(), scriptLimit)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, node, script)
-	cmd.Dir = work
-	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + work, "WANDB_BASE_URL=" + base, "WANDB_API_KEY=" + key,
-		"NODE_EXTRA_CA_CERTS=" + cert, "WEAVE_PRINT_CALL_LINK=false", "WEFT_RESULT_FILE=" + resultFile}
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("node quickstart.mjs: %v\nstdout:\n%s\nstderr:\n%s", err, stdout.String(), stderr.String())
-	}
-	if s := strings.TrimSpace(stderr.String()); s != "" {
-		t.Errorf("the SDK wrote to stderr%s:\n%s", failedRequests(s), s)
-	}
-	raw, err := os.ReadFile(resultFile)
-	if err != nil {
-		t.Fatalf("script wrote no result: %v\nstdout:\n%s", err, stdout.String())
-	}
 	var res quickResult
-	if err := json.Unmarshal(raw, &res); err != nil {
-		t.Fatalf("result %s: %v", raw, err)
-	}
+	runNodeScript(t, node, "quickstart.mjs", &res, "WANDB_BASE_URL="+base, "WANDB_API_KEY="+key, "NODE_EXTRA_CA_CERTS="+cert)
 	return res
 }
 

@@ -119,7 +119,19 @@ func startWeft(t *testing.T) (url, key, otherKey string, logs *logBuffer) {
 // fails on a non-zero exit or on anything written to stderr.
 func runScript(t *testing.T, node, url, key string) scriptResult {
 	t.Helper()
-	script, err := filepath.Abs("script.mjs")
+	var res scriptResult
+	runNodeScript(t, node, "script.mjs", &res, "WANDB_API_KEY="+key, "WF_TRACE_SERVER_URL="+url, "WEFT_PROJECT="+project)
+	return res
+}
+
+// runNodeScript runs a script of this directory with env and nothing else
+// but PATH, a HOME of its own and WEFT_RESULT_FILE, where the script
+// writes what it saw; it decodes that into result. A non-zero exit,
+// anything on stderr or a weaveErrors.log (failed requests) fails the
+// test.
+func runNodeScript(t *testing.T, node, name string, result any, env ...string) {
+	t.Helper()
+	script, err := filepath.Abs(name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,13 +141,12 @@ func runScript(t *testing.T, node, url, key string) scriptResult {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, node, script)
 	cmd.Dir = work // the SDK writes weaveErrors.log into the working directory
-	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + work, "WANDB_API_KEY=" + key,
-		"WF_TRACE_SERVER_URL=" + url, "WEAVE_PRINT_CALL_LINK=false", "WEFT_PROJECT=" + project,
-		"WEFT_RESULT_FILE=" + resultFile}
+	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + work, "WEAVE_PRINT_CALL_LINK=false",
+		"WEFT_RESULT_FILE=" + resultFile}, env...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
-		t.Fatalf("node script.mjs: %v\nstdout:\n%s\nstderr:\n%s", err, stdout.String(), stderr.String())
+		t.Fatalf("node %s: %v\nstdout:\n%s\nstderr:\n%s", name, err, stdout.String(), stderr.String())
 	}
 	if s := strings.TrimSpace(stderr.String()); s != "" {
 		t.Errorf("the SDK wrote warnings or errors to stderr%s:\n%s", failedRequests(s), s)
@@ -145,13 +156,11 @@ func runScript(t *testing.T, node, url, key string) scriptResult {
 	}
 	raw, err := os.ReadFile(resultFile)
 	if err != nil {
-		t.Fatalf("script wrote no result: %v\nstdout:\n%s", err, stdout.String())
+		t.Fatalf("%s wrote no result: %v\nstdout:\n%s", name, err, stdout.String())
 	}
-	var res scriptResult
-	if err := json.Unmarshal(raw, &res); err != nil {
+	if err := json.Unmarshal(raw, result); err != nil {
 		t.Fatalf("result %s: %v", raw, err)
 	}
-	return res
 }
 
 // failedRequests summarises the failed responses the SDK printed (it
