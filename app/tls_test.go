@@ -82,6 +82,14 @@ func TestTLSListeners(t *testing.T) {
 		t.Fatalf("/traces/health = %d", status)
 	}
 
+	checkGRPCOverTLS(t, s, roots)
+	checkPlainRefused(t, s.url)
+}
+
+// checkGRPCOverTLS exports spans with the OpenTelemetry SDK's gRPC
+// exporter, trusting only the development certificate.
+func checkGRPCOverTLS(t *testing.T, s *served, roots *x509.CertPool) {
+	t.Helper()
 	grpcExp, err := otlptracegrpc.New(context.Background(), otlptracegrpc.WithEndpoint(s.grpcAddr),
 		otlptracegrpc.WithTLSCredentials(credentials.NewClientTLSFromCert(roots, "localhost")),
 		otlptracegrpc.WithHeaders(map[string]string{"authorization": "Bearer " + s.member}))
@@ -90,8 +98,12 @@ func TestTLSListeners(t *testing.T) {
 	}
 	emitAgent(t, grpcExp, "grpc-tls")
 	checkAgentCalls(t, s.env, "grpc-tls")
+}
 
-	plain, err := http.Get("http://" + strings.TrimPrefix(s.url, "https://") + "/health")
+// checkPlainRefused: plain HTTP to the TLS listener gets Go's 400.
+func checkPlainRefused(t *testing.T, httpsURL string) {
+	t.Helper()
+	plain, err := http.Get("http://" + strings.TrimPrefix(httpsURL, "https://") + "/health")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -111,9 +111,7 @@ func (c Config) Validate() error {
 			errs = append(errs, fmt.Errorf("otlp_grpc_listen: %q is not host:port", c.OTLPGRPCListen))
 		}
 	}
-	if (c.TLSCertFile == "") != (c.TLSKeyFile == "") {
-		errs = append(errs, errors.New("tls_cert_file, tls_key_file: set both for TLS (make a development pair with 'weft certs'), or neither for plain HTTP"))
-	}
+	errs = append(errs, c.validateTLS()...)
 	if c.DataDir == "" {
 		errs = append(errs, errors.New("data_dir: must not be empty"))
 	}
@@ -161,4 +159,13 @@ func (c Config) WALConfig() storageexporter.Config {
 		w.Dir = filepath.Join(c.DataDir, "wal")
 	}
 	return w
+}
+
+// validateTLS wants both TLS files or neither; whether they hold a usable
+// pair is checked when the server loads them.
+func (c Config) validateTLS() []error {
+	if (c.TLSCertFile == "") != (c.TLSKeyFile == "") {
+		return []error{errors.New("tls_cert_file, tls_key_file: set both for TLS (make a development pair with 'weft certs'), or neither for plain HTTP")}
+	}
+	return nil
 }

@@ -48,26 +48,32 @@ func TestCertsCommand(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			cert := readCert(t, filepath.Join(data, "tls", "cert.pem"))
-			var names []string
-			names = append(names, cert.DNSNames...)
-			for _, ip := range cert.IPAddresses {
-				names = append(names, ip.String())
-			}
-			for _, n := range tt.wantNames {
-				if !slices.Contains(names, n) {
-					t.Errorf("certificate names %v lack %q", names, n)
-				}
-			}
-			if st, err := os.Stat(filepath.Join(data, "tls", "key.pem")); err != nil || st.Mode().Perm() != 0o600 {
-				t.Errorf("key file: %v, mode %v; want 0600", err, st.Mode().Perm())
-			}
+			checkWrittenPair(t, filepath.Join(data, "tls"), tt.wantNames)
 			for _, w := range tt.wantOut {
 				if !strings.Contains(out, w) {
 					t.Errorf("output lacks %q:\n%s", w, out)
 				}
 			}
 		})
+	}
+}
+
+// checkWrittenPair wants a certificate in dir covering names and a key
+// only its owner may read.
+func checkWrittenPair(t *testing.T, dir string, names []string) {
+	t.Helper()
+	cert := readCert(t, filepath.Join(dir, "cert.pem"))
+	covered := append([]string(nil), cert.DNSNames...)
+	for _, ip := range cert.IPAddresses {
+		covered = append(covered, ip.String())
+	}
+	for _, n := range names {
+		if !slices.Contains(covered, n) {
+			t.Errorf("certificate names %v lack %q", covered, n)
+		}
+	}
+	if st, err := os.Stat(filepath.Join(dir, "key.pem")); err != nil || st.Mode().Perm() != 0o600 {
+		t.Errorf("key file: %v, %v; want mode 0600", err, st)
 	}
 }
 

@@ -29,18 +29,7 @@ func writePair(t *testing.T, dir string, p Pair) Files {
 
 func TestServerConfigRefusesBadFiles(t *testing.T) {
 	now := time.Now()
-	good, err := SelfSigned(nil, now)
-	if err != nil {
-		t.Fatal(err)
-	}
-	other, err := SelfSigned(nil, now)
-	if err != nil {
-		t.Fatal(err)
-	}
-	old, err := SelfSigned(nil, now.Add(-2*SelfSignedValidity))
-	if err != nil {
-		t.Fatal(err)
-	}
+	good, other, old := mustPair(t, now), mustPair(t, now), mustPair(t, now.Add(-2*SelfSignedValidity))
 	tests := []struct {
 		name   string
 		mutate func(f *Files, dir string)
@@ -92,20 +81,7 @@ func TestSelfSignedHandshake(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ln, err := tls.Listen("tcp", "127.0.0.1:0", cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go func() { _, _ = io.WriteString(c, "hello"); _ = c.Close() }()
-		}
-	}()
+	addr := serveHello(t, cfg)
 	roots := x509.NewCertPool()
 	if !roots.AppendCertsFromPEM(pair.CertPEM) {
 		t.Fatal("generated certificate is not PEM")
@@ -116,7 +92,7 @@ func TestSelfSignedHandshake(t *testing.T) {
 	}{{"localhost", true}, {"127.0.0.1", true}, {"weft.test", true}, {"example.com", false}}
 	for _, tt := range tests {
 		t.Run(tt.serverName, func(t *testing.T) {
-			conn, err := tls.DialWithDialer(&net.Dialer{Timeout: 5 * time.Second}, "tcp", ln.Addr().String(),
+			conn, err := tls.DialWithDialer(&net.Dialer{Timeout: 5 * time.Second}, "tcp", addr,
 				&tls.Config{RootCAs: roots, ServerName: tt.serverName, MinVersion: tls.VersionTLS12})
 			if !tt.ok {
 				if err == nil {
@@ -135,6 +111,27 @@ func TestSelfSignedHandshake(t *testing.T) {
 			}
 		})
 	}
+}
+
+// serveHello answers every TLS connection with "hello" until the test
+// ends, and returns the address.
+func serveHello(t *testing.T, cfg *tls.Config) string {
+	t.Helper()
+	ln, err := tls.Listen("tcp", "127.0.0.1:0", cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() { _, _ = io.WriteString(c, "hello"); _ = c.Close() }()
+		}
+	}()
+	return ln.Addr().String()
 }
 
 func TestSelfSignedRefusesBadHosts(t *testing.T) {
@@ -167,4 +164,13 @@ func parse(t *testing.T, certPEM []byte) *x509.Certificate {
 		t.Fatal(err)
 	}
 	return c
+}
+
+func mustPair(t *testing.T, now time.Time) Pair {
+	t.Helper()
+	p, err := SelfSigned(nil, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
