@@ -79,6 +79,7 @@ func TestBadInputAnswers(t *testing.T) {
 		{"table: digest missing", "POST", "/table/query", `{"project_id":"acme/app"}`, 422, "digest"},
 		{"update: unknown base", "POST", "/table/update", map[string]any{"project_id": "acme/app", "base_digest": "nope", "updates": []any{}}, 404, "not found"},
 		{"update: pop out of range", "POST", "/table/update", map[string]any{"project_id": "acme/app", "base_digest": table.Digest, "updates": []any{map[string]any{"pop": map[string]any{"index": 5}}}}, 400, "Index out of range"},
+		{"update: row not an object", "POST", "/table/update", map[string]any{"project_id": "acme/app", "base_digest": table.Digest, "updates": []any{map[string]any{"append": map[string]any{"row": 5}}}}, 422, "updates[0].append.row"},
 		{"update: two ops in one", "POST", "/table/update", map[string]any{"project_id": "acme/app", "base_digest": table.Digest, "updates": []any{map[string]any{"pop": map[string]any{"index": 0}, "append": map[string]any{"row": map[string]any{}}}}}, 400, "exactly one"},
 		{"stats: unknown key", "POST", "/table/query_stats", `{"project_id":"acme/app","digest":"x","limit":1}`, 422, "limit"},
 		{"stats batch: wrong type", "POST", "/table/query_stats_batch", `{"project_id":"acme/app","digests":"x"}`, 422, "digests"},

@@ -71,6 +71,9 @@ func (a *TablesAPI) update(r *http.Request, body []byte) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := rowsAreObjects(updates); err != nil {
+		return nil, err
+	}
 	req.Updates = wire.StorageUpdates(updates)
 	if _, err := httpapi.Authorize(r.Context(), req.ProjectID, auth.Write); err != nil {
 		return nil, err
@@ -175,4 +178,22 @@ func (a *TablesAPI) statsBatch(r *http.Request, body []byte) (any, error) {
 	}
 	res, err := a.store.QueryTableStatsBatch(r.Context(), req)
 	return wire.NewTableQueryStatsBatchRes(res), err
+}
+
+// rowsAreObjects refuses an appended or inserted row that is no JSON
+// object, as the reference's request schema does (422).
+func rowsAreObjects(updates []wire.TableUpdateSpec) error {
+	for i, u := range updates {
+		var err error
+		switch {
+		case u.Append != nil:
+			err = wire.MustBeObject(fmt.Sprintf("updates[%d].append.row", i), u.Append.Row)
+		case u.Insert != nil:
+			err = wire.MustBeObject(fmt.Sprintf("updates[%d].insert.row", i), u.Insert.Row)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
