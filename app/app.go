@@ -11,6 +11,7 @@ package app
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -48,6 +49,7 @@ type Server struct {
 	grpcSrv  *grpc.Server
 	grpcLn   net.Listener
 	prices   *pricing.Table
+	tls      *tls.Config // nil: plain text
 	feedback *queryapi.FeedbackAPI
 	// automations holds webhook automations' service and loops.
 	automations *automationsPart
@@ -76,6 +78,9 @@ func New(ctx context.Context, cfg config.Config, logger *slog.Logger) (*Server, 
 
 func (s *Server) build(ctx context.Context) error {
 	var err error
+	if err = s.loadTLS(); err != nil {
+		return err
+	}
 	if s.prices, err = loadPrices(s.cfg.PricingFile); err != nil {
 		return err
 	}
@@ -92,7 +97,7 @@ func (s *Server) build(ctx context.Context) error {
 		return errors.Join(err, s.write.shutdown(ctx))
 	}
 	verifier := auth.StoreVerifier{Store: s.keys}
-	grpcLimits := grpcLimits(s.cfg.Connections).ServerOptions()
+	grpcLimits := append(grpcLimits(s.cfg.Connections).ServerOptions(), s.grpcCreds()...)
 	if s.grpcSrv, err = otlpreceiver.NewGRPCServer(s.cfg.OTLP, verifier, s.write.front, s.receiverSettings(otlpreceiver.ReceiverType), s.inflight, grpcLimits...); err != nil {
 		return errors.Join(err, s.write.shutdown(ctx))
 	}
@@ -132,7 +137,7 @@ func (s *Server) Listen() error {
 	if err != nil {
 		return fmt.Errorf("%w (set --listen or WEFT_LISTEN to a free address)", err)
 	}
-	s.listener = ln
+	s.listener = s.serveTLS(ln)
 	if s.cfg.OTLPGRPCListen == "" || !s.roles.Ingest {
 		return nil
 	}

@@ -23,6 +23,7 @@ type env struct {
 	t                           *testing.T
 	url                         string
 	admin, member, viewer, evil string
+	client                      *http.Client // nil: http.DefaultClient
 	keys                        auth.KeyStore
 }
 
@@ -95,7 +96,7 @@ func (e *env) do(method, path, key string, body any, hdr ...string) (int, http.H
 	for i := 0; i+1 < len(hdr); i += 2 {
 		req.Header.Set(hdr[i], hdr[i+1])
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := e.httpClient().Do(req)
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -105,6 +106,14 @@ func (e *env) do(method, path, key string, body any, hdr ...string) (int, http.H
 		e.t.Fatal(err)
 	}
 	return resp.StatusCode, resp.Header, out
+}
+
+// httpClient is the env's client, http.DefaultClient unless set.
+func (e *env) httpClient() *http.Client {
+	if e.client != nil {
+		return e.client
+	}
+	return http.DefaultClient
 }
 
 // ok posts as the member key and decodes a 200 answer into v.

@@ -26,11 +26,14 @@ type served struct {
 	grpcAddr string
 }
 
-func newServed(t *testing.T) *served {
+func newServed(t *testing.T, mutate ...func(*config.Config)) *served {
 	t.Helper()
 	cfg := config.Default()
 	cfg.DataDir = t.TempDir()
 	cfg.Listen, cfg.OTLPGRPCListen = "127.0.0.1:0", "127.0.0.1:0"
+	for _, m := range mutate {
+		m(&cfg)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	srv, err := app.New(ctx, cfg, slog.New(slog.DiscardHandler))
 	if err != nil {
@@ -47,7 +50,7 @@ func newServed(t *testing.T) *served {
 			t.Error(err)
 		}
 	})
-	e := &env{t: t, url: "http://" + srv.Addr()}
+	e := &env{t: t, url: srv.Scheme() + "://" + srv.Addr()}
 	e.member = e.newKey(srv.Keys(), "acme", auth.RoleMember)
 	return &served{env: e, grpcAddr: srv.GRPCAddr()}
 }

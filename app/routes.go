@@ -26,6 +26,7 @@ func (s *Server) routes() http.Handler {
 	verifier := auth.StoreVerifier{Store: s.keys}
 	authn := func(h http.Handler) http.Handler { return httpapi.Authenticate(verifier, s.logger, h) }
 	registerService(mux)
+	registerGraphQL(mux, verifier, s.logger)
 	max := s.cfg.MaxRequestBytes
 	if s.roles.Ingest {
 		otlp := shed(s.write.saturated, s.logger, otlpreceiver.NewHTTPHandler(s.cfg.OTLP, verifier, s.write.front, s.receiverSettings(otlpreceiver.ReceiverType)))
@@ -40,7 +41,8 @@ func (s *Server) routes() http.Handler {
 	}
 	if s.roles.Query {
 		reads := consistentReads{backend: s.store, barrier: s.write.barrier}
-		extras := queryapi.CallExtras{Feedback: s.store, Prices: s.store, Defaults: s.prices, Refs: s.store}
+		extras := queryapi.CallExtras{Feedback: s.store, Prices: s.store, Defaults: s.prices, Refs: s.store,
+			Users: auth.StoreUsers{Store: s.keys}, Retention: s.cfg.Retention.For}
 		queryapi.New(reads, extras, max, s.logger).Register(mux, authn)
 		queryapi.NewThreadsAPI(reads, max, s.logger).Register(mux, authn)
 	}
@@ -55,7 +57,7 @@ func (s *Server) routes() http.Handler {
 		queryapi.NewCostsAPI(s.store, max, s.logger).Register(mux, authn)
 		s.feedback.Register(mux, authn)
 	}
-	return recoverPanics(s.logger, s.inflight.Limit(mux, "/file/create", "/files/create"))
+	return recoverPanics(s.logger, underTraces(s.inflight.Limit(mux, "/file/create", "/files/create")))
 }
 
 func recoverPanics(logger interface {

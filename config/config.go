@@ -26,6 +26,10 @@ type Config struct {
 	Listen string `yaml:"listen"`
 	// OTLPGRPCListen is the OTLP/gRPC address; empty disables it.
 	OTLPGRPCListen string `yaml:"otlp_grpc_listen"`
+	// TLSCertFile and TLSKeyFile, PEM files, put TLS on the HTTP and
+	// OTLP/gRPC listeners. Both or neither; neither is plain text.
+	TLSCertFile string `yaml:"tls_cert_file"`
+	TLSKeyFile  string `yaml:"tls_key_file"`
 	// DataDir holds the embedded database and the key file.
 	DataDir string `yaml:"data_dir"`
 	// MaxRequestBytes caps any request body (after decompression). 32 MiB.
@@ -113,6 +117,7 @@ func (c Config) Validate() error {
 			errs = append(errs, fmt.Errorf("otlp_grpc_listen: %q is not host:port", c.OTLPGRPCListen))
 		}
 	}
+	errs = append(errs, c.validateTLS()...)
 	if c.DataDir == "" {
 		errs = append(errs, errors.New("data_dir: must not be empty"))
 	}
@@ -164,4 +169,13 @@ func (c Config) WALConfig() storageexporter.Config {
 		w.Dir = filepath.Join(c.DataDir, "wal")
 	}
 	return w
+}
+
+// validateTLS wants both TLS files or neither; whether they hold a usable
+// pair is checked when the server loads them.
+func (c Config) validateTLS() []error {
+	if (c.TLSCertFile == "") != (c.TLSKeyFile == "") {
+		return []error{errors.New("tls_cert_file, tls_key_file: set both for TLS (make a development pair with 'weft certs'), or neither for plain HTTP")}
+	}
+	return nil
 }

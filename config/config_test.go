@@ -34,6 +34,47 @@ func TestLoadPrecedence(t *testing.T) {
 	}
 }
 
+// TestLoadTLS checks the TLS settings' flag, environment and file names.
+func TestLoadTLS(t *testing.T) {
+	tests := []struct {
+		name      string
+		args      []string
+		env       map[string]string
+		cert, key string
+	}{
+		{"off by default", nil, nil, "", ""},
+		{"flags", []string{"--tls-cert-file", "/f/c.pem", "--tls-key-file", "/f/k.pem"}, nil, "/f/c.pem", "/f/k.pem"},
+		{"env", nil, map[string]string{"WEFT_TLS_CERT_FILE": "/e/c.pem", "WEFT_TLS_KEY_FILE": "/e/k.pem"}, "/e/c.pem", "/e/k.pem"},
+		{"file, flag wins for the cert", []string{"--config", "FILE:tls_cert_file: /y/c.pem\ntls_key_file: /y/k.pem\n", "--tls-cert-file", "/f/c.pem"},
+			nil, "/f/c.pem", "/y/k.pem"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			args := fileArgs(t, tc.args)
+			cfg, err := Load(args, env(tc.env))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if cfg.TLSCertFile != tc.cert || cfg.TLSKeyFile != tc.key {
+				t.Fatalf("cert %q key %q; want %q %q", cfg.TLSCertFile, cfg.TLSKeyFile, tc.cert, tc.key)
+			}
+		})
+	}
+}
+
+// fileArgs copies args, writing each "FILE:<yaml>" argument to a config
+// file and passing its path instead.
+func fileArgs(t *testing.T, args []string) []string {
+	t.Helper()
+	out := append([]string(nil), args...)
+	for i, a := range out {
+		if body, ok := strings.CutPrefix(a, "FILE:"); ok {
+			out[i] = writeFile(t, body)
+		}
+	}
+	return out
+}
+
 func defaultQueueOps() int { return Default().Pipeline.MaxQueuedOps }
 
 func TestLoadErrors(t *testing.T) {
@@ -53,15 +94,13 @@ func TestLoadErrors(t *testing.T) {
 		{"tiny duckdb pool", []string{"--config", "FILE:duckdb_memory_mb: 10\n"}, nil, "duckdb_memory_mb: 10 is below"},
 		{"negative duckdb threads", []string{"--config", "FILE:duckdb_threads: -2\n"}, nil, "duckdb_threads: -2 is negative"},
 		{"wal without room", []string{"--config", "FILE:wal:\n  max_unapplied_bytes: 10\n"}, nil, "wal.max_unapplied_bytes"},
+		{"tls cert without key", []string{"--tls-cert-file", "/c.pem"}, nil, "tls_cert_file, tls_key_file: set both"},
+		{"tls key without cert", nil, map[string]string{"WEFT_TLS_KEY_FILE": "/k.pem"}, "weft certs"},
+		{"tls key in file only", []string{"--config", "FILE:tls_key_file: /k.pem\n"}, nil, "tls_cert_file, tls_key_file"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			args := append([]string(nil), tc.args...)
-			for i, a := range args {
-				if body, ok := strings.CutPrefix(a, "FILE:"); ok {
-					args[i] = writeFile(t, body)
-				}
-			}
+			args := fileArgs(t, tc.args)
 			e := map[string]string{}
 			for k, v := range tc.env {
 				if body, ok := strings.CutPrefix(v, "FILE:"); ok {

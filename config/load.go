@@ -25,6 +25,8 @@ func bindings(c *Config) []binding {
 	return []binding{
 		{"listen", "WEFT_LISTEN", "HTTP listen address", &c.Listen, false},
 		{"otlp-grpc-listen", "WEFT_OTLP_GRPC_LISTEN", "OTLP/gRPC listen address (empty disables)", &c.OTLPGRPCListen, false},
+		{"tls-cert-file", "WEFT_TLS_CERT_FILE", "PEM certificate: serve HTTP and OTLP/gRPC over TLS", &c.TLSCertFile, false},
+		{"tls-key-file", "WEFT_TLS_KEY_FILE", "PEM private key of --tls-cert-file", &c.TLSKeyFile, false},
 		{"data-dir", "WEFT_DATA_DIR", "data directory (database, keys)", &c.DataDir, true},
 		{"max-request-bytes", "WEFT_MAX_REQUEST_BYTES", "largest accepted request body", &c.MaxRequestBytes, false},
 		{"log-level", "WEFT_LOG_LEVEL", "debug, info, warn or error", &c.LogLevel, true},

@@ -3,7 +3,6 @@ package e2e
 import (
 	"bufio"
 	"bytes"
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -142,36 +141,6 @@ func newClient(t *testing.T, base, key string) *client {
 func (c *client) post(path string, body any) (int, []byte) {
 	c.t.Helper()
 	return c.do(http.MethodPost, path, body)
-}
-
-// do is post with another method.
-func (c *client) do(method, path string, body any) (int, []byte) {
-	c.t.Helper()
-	raw, ok := body.([]byte)
-	if !ok {
-		var err error
-		if raw, err = json.Marshal(body); err != nil {
-			c.t.Fatal(err)
-		}
-	}
-	req, err := http.NewRequest(method, c.base+path, bytes.NewReader(raw))
-	if err != nil {
-		c.t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	if c.key != "" {
-		req.Header.Set("Authorization", "Basic "+base64.StdEncoding.EncodeToString([]byte("api:"+c.key)))
-	}
-	resp, err := c.http.Do(req)
-	if err != nil {
-		c.t.Fatalf("%s %s: %v", method, path, err)
-	}
-	defer resp.Body.Close()
-	out, err := io.ReadAll(resp.Body)
-	if err != nil {
-		c.t.Fatal(err)
-	}
-	return resp.StatusCode, out
 }
 
 // tryPost is post for background goroutines: it reports transport errors

@@ -24,12 +24,11 @@ type CallReader interface {
 // callsQueryReq is CallsQueryReq on the wire; fields the storage query
 // does not carry are accepted for compatibility.
 type callsQueryReq struct {
-	q                storage.CallsQuery
-	limit, offset    *int64
-	returnExpanded   *bool
-	includeUsernames bool
-	latestOnly       bool
-	query            json.RawMessage
+	q              storage.CallsQuery
+	limit, offset  *int64
+	returnExpanded *bool
+	latestOnly     bool
+	query          json.RawMessage
 }
 
 // decodeCallsQuery reads a CallsQueryReq and parses its query, so a bad
@@ -47,7 +46,7 @@ func decodeCallsQuery(body []byte) (storage.CallsQuery, bool, error) {
 		"return_expanded_column_values": &r.returnExpanded,
 		"include_costs":                 &r.q.IncludeCosts, "include_feedback": &r.q.IncludeFeedback,
 		"include_storage_size": &r.q.IncludeStorageSize, "include_total_storage_size": &r.q.IncludeTotalStorageSize,
-		"include_usernames": &r.includeUsernames, "latest_only": &r.latestOnly,
+		"include_usernames": &r.q.IncludeUsernames, "latest_only": &r.latestOnly,
 	}, "project_id")
 	if err != nil {
 		return storage.CallsQuery{}, false, err
@@ -118,7 +117,7 @@ func (a *API) eachCall(ctx context.Context, q storage.CallsQuery, expand bool, e
 			return err
 		}
 		if !en.active() && ex == nil {
-			if err := emit(wire.NewCallSchema(c, wire.Extras{})); err != nil {
+			if err := emit(wire.NewCallSchema(c, en.base(c))); err != nil {
 				return err
 			}
 			continue

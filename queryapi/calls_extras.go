@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"time"
 
 	"github.com/weftdev/weft/pricing"
 	"github.com/weftdev/weft/storage"
@@ -23,6 +24,11 @@ type CallExtras struct {
 	Defaults *pricing.Table
 	// Refs resolves expand_columns.
 	Refs RefReader
+	// Users resolves include_usernames.
+	Users UserNames
+	// Retention is how long a project keeps calls from their start, for
+	// expire_at; nil or 0 keeps them.
+	Retention func(projectID string) time.Duration
 }
 
 // extrasBatch is how many calls share one feedback and one price lookup.
@@ -38,6 +44,8 @@ type enricher struct {
 	wantFeedback   bool
 	emptyFeedback  json.RawMessage
 	feedbackByCall map[string]json.RawMessage
+	wantUsernames  bool
+	usernames      map[string]string // wb_user_id -> user name
 }
 
 func newEnricher(src CallExtras, q storage.CallsQuery) *enricher {
@@ -46,11 +54,13 @@ func newEnricher(src CallExtras, q storage.CallsQuery) *enricher {
 		wantCosts:     q.IncludeCosts && (src.Prices != nil || src.Defaults != nil),
 		wantFeedback:  q.IncludeFeedback && src.Feedback != nil,
 		emptyFeedback: json.RawMessage("[]"),
+		wantUsernames: q.IncludeUsernames && src.Users != nil,
 	}
 }
 
-// active reports whether any extra was asked for and can be served.
-func (e *enricher) active() bool { return e.wantCosts || e.wantFeedback }
+// active reports whether any extra that needs a lookup was asked for and
+// can be served.
+func (e *enricher) active() bool { return e.wantCosts || e.wantFeedback || e.wantUsernames }
 
 func callRef(projectID, id string) string { return "weave:///" + projectID + "/call/" + id }
 
@@ -62,7 +72,11 @@ func (e *enricher) extras(ctx context.Context, calls []storage.StoredCall) ([]wi
 			return nil, err
 		}
 	}
+	if err := e.loadUsernames(ctx, calls); err != nil {
+		return nil, err
+	}
 	for i, c := range calls {
+		out[i] = e.base(c)
 		if e.wantFeedback {
 			out[i].Feedback = e.emptyFeedback
 			if fb, ok := e.feedbackByCall[callRef(c.ProjectID, c.ID)]; ok {

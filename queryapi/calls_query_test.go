@@ -66,8 +66,8 @@ func TestBadQueryIsRefusedBeforeStreaming(t *testing.T) {
 			rec := httptest.NewRecorder()
 			mux.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, tc.path, strings.NewReader(body)))
 			var res struct{ Reason string }
-			if err := json.Unmarshal(rec.Body.Bytes(), &res); rec.Code != http.StatusBadRequest || err != nil {
-				t.Fatalf("status %d, body %q; want a 400 JSON error", rec.Code, rec.Body)
+			if err := json.Unmarshal(rec.Body.Bytes(), &res); rec.Code != http.StatusUnprocessableEntity || err != nil {
+				t.Fatalf("status %d, body %q; want a 422 JSON error, as the reference's query schema answers", rec.Code, rec.Body)
 			}
 			if !strings.Contains(res.Reason, tc.mention) {
 				t.Errorf("reason %q does not name %q", res.Reason, tc.mention)

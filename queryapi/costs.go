@@ -90,19 +90,19 @@ func (a *CostsAPI) create(r *http.Request, body []byte) (any, error) {
 func decodeCosts(raw json.RawMessage) ([]string, []costInput, error) {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-		return nil, nil, &wire.FieldError{Field: "costs", Msg: "must be an object mapping llm_id to its prices"}
+		return nil, nil, &wire.FieldError{Field: "costs", Msg: "must be an object mapping llm_id to its prices", Schema: wire.SchemaDict}
 	}
 	var ids []string
 	var inputs []costInput
 	for dec.More() {
 		tok, err := dec.Token()
 		if err != nil {
-			return nil, nil, &wire.FieldError{Field: "costs", Msg: err.Error()}
+			return nil, nil, &wire.FieldError{Field: "costs", Msg: err.Error(), Schema: wire.SchemaJSON}
 		}
 		llmID, _ := tok.(string)
 		var in costInput
 		if err := dec.Decode(&in); err != nil {
-			return nil, nil, &wire.FieldError{Field: "costs." + llmID, Msg: "must be an object of prices: " + err.Error()}
+			return nil, nil, &wire.FieldError{Field: "costs." + llmID, Msg: "must be an object of prices: " + err.Error(), Schema: wire.SchemaType}
 		}
 		if err := in.validate("costs." + llmID); err != nil {
 			return nil, nil, err
@@ -129,7 +129,7 @@ func (in costInput) validate(field string) error {
 	for _, c := range costs {
 		switch {
 		case c.v == nil && c.required:
-			return &wire.FieldError{Field: field + "." + c.name, Msg: "field required: USD per token"}
+			return wire.Missing(field+"."+c.name, ": USD per token")
 		case c.v != nil && (*c.v < 0 || math.IsInf(*c.v, 0)):
 			return &wire.FieldError{Field: field + "." + c.name, Msg: fmt.Sprintf("must be a non-negative number, got %v", *c.v)}
 		}

@@ -72,14 +72,14 @@ func TestCostCreateRejects(t *testing.T) {
 		name, body string
 		want       int
 	}{
-		{"missing prompt cost", `{"project_id":"acme/p","costs":{"m":{"completion_token_cost":1}}}`, 400},
+		{"missing prompt cost", `{"project_id":"acme/p","costs":{"m":{"completion_token_cost":1}}}`, 422},
 		{"negative cost", `{"project_id":"acme/p","costs":{"m":{"prompt_token_cost":-1,"completion_token_cost":1}}}`, 400},
-		{"cost as text", `{"project_id":"acme/p","costs":{"m":{"prompt_token_cost":"cheap","completion_token_cost":1}}}`, 400},
-		{"costs not an object", `{"project_id":"acme/p","costs":[1]}`, 400},
+		{"cost as text", `{"project_id":"acme/p","costs":{"m":{"prompt_token_cost":"cheap","completion_token_cost":1}}}`, 422},
+		{"costs not an object", `{"project_id":"acme/p","costs":[1]}`, 422},
 		{"empty costs", `{"project_id":"acme/p","costs":{}}`, 400},
-		{"bad effective_date", `{"project_id":"acme/p","costs":{"m":{"prompt_token_cost":1,"completion_token_cost":1,"effective_date":"soon"}}}`, 400},
-		{"missing costs", `{"project_id":"acme/p"}`, 400},
-		{"llm_id not UTF-8", "{\"project_id\":\"acme/p\",\"costs\":{\"m\xff\":{\"prompt_token_cost\":1,\"completion_token_cost\":1}}}", 400},
+		{"bad effective_date", `{"project_id":"acme/p","costs":{"m":{"prompt_token_cost":1,"completion_token_cost":1,"effective_date":"soon"}}}`, 422},
+		{"missing costs", `{"project_id":"acme/p"}`, 422},
+		{"llm_id not UTF-8", "{\"project_id\":\"acme/p\",\"costs\":{\"m\xff\":{\"prompt_token_cost\":1,\"completion_token_cost\":1}}}", 422},
 		{"unknown top-level field", `{"project_id":"acme/p","costs":{},"extra":true}`, 422},
 		{"other entity", `{"project_id":"other/p","costs":{"m":{"prompt_token_cost":1,"completion_token_cost":1}}}`, 403},
 	}

@@ -116,7 +116,7 @@ func (a *FeedbackAPI) batchCreate(r *http.Request, body []byte) (any, error) {
 // prefixFieldErr locates a field error inside a list item.
 func prefixFieldErr(prefix string, err error) error {
 	if fe, ok := err.(*wire.FieldError); ok {
-		return &wire.FieldError{Field: joinPath(prefix, fe.Field), Msg: fe.Msg, Unknown: fe.Unknown}
+		return &wire.FieldError{Field: joinPath(prefix, fe.Field), Msg: fe.Msg, Unknown: fe.Unknown, Schema: fe.Schema}
 	}
 	return fmt.Errorf("%s: %w", prefix, err)
 }

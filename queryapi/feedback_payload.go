@@ -15,7 +15,7 @@ import (
 func (fr feedbackRules) processPayload(f feedbackReq) (json.RawMessage, error) {
 	var buf bytes.Buffer
 	if err := json.Compact(&buf, f.Payload); err != nil {
-		return nil, &wire.FieldError{Field: "payload", Msg: "must be a JSON object"}
+		return nil, wire.NotObject("payload")
 	}
 	out := json.RawMessage(buf.Bytes())
 	if f.FeedbackType == reactionType {
@@ -36,7 +36,7 @@ func (fr feedbackRules) nameEmoji(payload json.RawMessage) (json.RawMessage, err
 	dec := json.NewDecoder(bytes.NewReader(payload))
 	dec.UseNumber()
 	if err := dec.Decode(&p); err != nil {
-		return nil, &wire.FieldError{Field: "payload", Msg: "must be a JSON object"}
+		return nil, wire.NotObject("payload")
 	}
 	e, _ := p["emoji"].(string)
 	if fr.emoji.Count(e) != 1 {
@@ -58,9 +58,13 @@ func (fr feedbackRules) nameEmoji(payload json.RawMessage) (json.RawMessage, err
 func extraFields(f feedbackReq) (json.RawMessage, error) {
 	set := map[string]json.RawMessage{}
 	for k, v := range f.extra {
-		if v != nil && !isDefault(k, *v) {
-			set[k] = *v
+		if v == nil || isDefault(k, *v) {
+			continue
 		}
+		if err := checkExtraType(k, *v); err != nil {
+			return nil, err
+		}
+		set[k] = *v
 	}
 	if !strings.HasPrefix(f.FeedbackType, runnablePrefix) {
 		for _, k := range scorerFields {
@@ -84,4 +88,27 @@ func isDefault(field string, v json.RawMessage) bool {
 		return field == "span_status_code"
 	}
 	return false
+}
+
+// checkExtraType refuses a scorer or span field of the wrong shape, as the
+// reference's request schema does (422): scorer_tags is a list of
+// strings, the reasons map names to text, the ratings and confidences
+// map names to numbers, the span fields and scorer_trace_id are text.
+func checkExtraType(field string, v json.RawMessage) error {
+	var err error
+	want := "a string"
+	switch {
+	case field == "scorer_tags":
+		want, err = "a list of strings", json.Unmarshal(v, new([]string))
+	case strings.HasSuffix(field, "_reasons"):
+		want, err = "an object of strings", json.Unmarshal(v, new(map[string]string))
+	case strings.HasPrefix(field, "scorer_") && field != "scorer_trace_id":
+		want, err = "an object of numbers", json.Unmarshal(v, new(map[string]float64))
+	default:
+		err = json.Unmarshal(v, new(string))
+	}
+	if err != nil {
+		return &wire.FieldError{Field: field, Msg: "must be " + want, Schema: wire.SchemaType}
+	}
+	return nil
 }

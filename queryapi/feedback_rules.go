@@ -105,7 +105,7 @@ func invalid(msg string) error { return fmt.Errorf("%s: %w", msg, storage.ErrInv
 // into the request's own project.
 func checkTarget(f feedbackReq) error {
 	if p := bytes.TrimSpace(f.Payload); len(p) == 0 || p[0] != '{' {
-		return &wire.FieldError{Field: "payload", Msg: "must be a JSON object"}
+		return wire.NotObject("payload")
 	}
 	r, err := refs.Parse(f.WeaveRef)
 	if err != nil || r.Scheme != refs.SchemeWeave {

@@ -73,7 +73,7 @@ func TestFeedbackCreateRejects(t *testing.T) {
 		{"empty note", noteReq(""), 400},
 		{"long note", noteReq(strings.Repeat("é", 1025)), 400},
 		{"payload too large", map[string]any{"project_id": "acme/p", "weave_ref": noteCallRef, "feedback_type": "custom", "payload": map[string]any{"x": big}}, 400},
-		{"payload not an object", map[string]any{"project_id": "acme/p", "weave_ref": noteCallRef, "feedback_type": "custom", "payload": []int{1}}, 400},
+		{"payload not an object", map[string]any{"project_id": "acme/p", "weave_ref": noteCallRef, "feedback_type": "custom", "payload": []int{1}}, 422},
 		{"annotation without ref", map[string]any{"project_id": "acme/p", "weave_ref": noteCallRef, "feedback_type": "wandb.annotation.score", "payload": map[string]any{"value": 1}}, 400},
 		{"annotation ref of another name", withRef("wandb.annotation.score", "annotation_ref", "weave:///acme/p/object/other:abc", map[string]any{"value": 1}), 400},
 		{"annotation without value", withRef("wandb.annotation.score", "annotation_ref", "weave:///acme/p/object/score:abc", map[string]any{"v": 1}), 400},
@@ -82,15 +82,19 @@ func TestFeedbackCreateRejects(t *testing.T) {
 		{"call_ref on a plain type", withRef("custom", "call_ref", "weave:///acme/p/call/x", map[string]any{}), 400},
 		{"trigger_ref on a plain type", withRef("custom", "trigger_ref", "weave:///acme/p/object/t:abc", map[string]any{}), 400},
 		{"scorer fields on a plain type", map[string]any{"project_id": "acme/p", "weave_ref": noteCallRef, "feedback_type": "custom", "payload": map[string]any{}, "scorer_tags": []string{"x"}}, 400},
+		{"scorer_tags not strings", scored("scorer_tags", []int{1}), 422},
+		{"scorer_ratings not numbers", scored("scorer_ratings", map[string]string{"a": "high"}), 422},
+		{"scorer_tag_reasons not text", scored("scorer_tag_reasons", map[string]int{"a": 1}), 422},
+		{"span_agent_name not text", scored("span_agent_name", 7), 422},
 		{"weave_ref of another project", map[string]any{"project_id": "acme/p", "weave_ref": "weave:///acme/q/call/c1", "feedback_type": "custom", "payload": map[string]any{}}, 400},
 		{"weave_ref not a ref", map[string]any{"project_id": "acme/p", "weave_ref": "call c1", "feedback_type": "custom", "payload": map[string]any{}}, 400},
-		{"missing feedback_type", map[string]any{"project_id": "acme/p", "weave_ref": noteCallRef, "payload": map[string]any{}}, 400},
-		{"wrong type", map[string]any{"project_id": "acme/p", "weave_ref": noteCallRef, "feedback_type": 5, "payload": map[string]any{}}, 400},
+		{"missing feedback_type", map[string]any{"project_id": "acme/p", "weave_ref": noteCallRef, "payload": map[string]any{}}, 422},
+		{"wrong type", map[string]any{"project_id": "acme/p", "weave_ref": noteCallRef, "feedback_type": 5, "payload": map[string]any{}}, 422},
 		{"unknown field", map[string]any{"project_id": "acme/p", "weave_ref": noteCallRef, "feedback_type": "custom", "payload": map[string]any{}, "colour": "red"}, 422},
 		{"other entity", map[string]any{"project_id": "other/p", "weave_ref": "weave:///other/p/call/c1", "feedback_type": "custom", "payload": map[string]any{}}, 403},
-		{"not JSON", "{", 400},
-		{"invalid UTF-8 in payload", "{\"project_id\":\"acme/p\",\"weave_ref\":\"" + noteCallRef + "\",\"feedback_type\":\"custom\",\"payload\":{\"a\":\"\xff\"}}", 400},
-		{"invalid UTF-8 in feedback_type", "{\"project_id\":\"acme/p\",\"weave_ref\":\"" + noteCallRef + "\",\"feedback_type\":\"c\xff\",\"payload\":{}}", 400},
+		{"not JSON", "{", 422},
+		{"invalid UTF-8 in payload", "{\"project_id\":\"acme/p\",\"weave_ref\":\"" + noteCallRef + "\",\"feedback_type\":\"custom\",\"payload\":{\"a\":\"\xff\"}}", 422},
+		{"invalid UTF-8 in feedback_type", "{\"project_id\":\"acme/p\",\"weave_ref\":\"" + noteCallRef + "\",\"feedback_type\":\"c\xff\",\"payload\":{}}", 422},
 	}
 	for _, c := range cases {
 		if code, out := e.postJSON(t, "/feedback/create", c.body); code != c.want {
@@ -148,9 +152,13 @@ func TestFeedbackBatchAndQuery(t *testing.T) {
 		t.Fatalf("count(*) answer %v", count)
 	}
 	for _, body := range []string{`{"project_id":"acme/p","limit":-1}`, `{"project_id":"acme/p","offset":-2}`,
-		`{"project_id":"acme/p","fields":["nope"]}`, `{"project_id":"acme/p","sort_by":[{"field":"id","direction":"sideways"}]}`,
-		`{"project_id":"acme/p","query":{"$expr":{"$bogus":[]}}}`, `{"project_id":"acme/p","limit":"ten"}`} {
+		`{"project_id":"acme/p","fields":["nope"]}`} {
 		e.expectStatus(t, "/feedback/query", body, http.StatusBadRequest)
+	}
+	// What the reference's request schema refuses is a 422.
+	for _, body := range []string{`{"project_id":"acme/p","sort_by":[{"field":"id","direction":"sideways"}]}`,
+		`{"project_id":"acme/p","query":{"$expr":{"$bogus":[]}}}`, `{"project_id":"acme/p","limit":"ten"}`} {
+		e.expectStatus(t, "/feedback/query", body, http.StatusUnprocessableEntity)
 	}
 }
 
@@ -161,7 +169,7 @@ func TestFeedbackPurgeAndReplace(t *testing.T) {
 	if !strings.Contains(fmt.Sprint(purgeBad["reason"]), "Can only purge feedback by specifying one or more feedback ids") {
 		t.Fatalf("purge by type answer %v", purgeBad)
 	}
-	e.expectStatus(t, "/feedback/purge", `{"project_id":"acme/p"}`, http.StatusBadRequest)
+	e.expectStatus(t, "/feedback/purge", `{"project_id":"acme/p"}`, http.StatusUnprocessableEntity)
 	e.expectStatus(t, "/feedback/purge", `{"project_id":"acme/p","query":{"$expr":{"$eq":[{"$getField":"id"},{"$literal":"mine"}]}}}`, http.StatusOK)
 
 	first := items[0].(map[string]any)["id"].(string)
@@ -174,7 +182,7 @@ func TestFeedbackPurgeAndReplace(t *testing.T) {
 	if fmt.Sprint(after["result"]) != "[map[payload.note:rewritten] map[payload.note:second]]" {
 		t.Fatalf("after purge and replace: %v", after["result"])
 	}
-	e.expectStatus(t, "/feedback/replace", noteReq("no id"), http.StatusBadRequest)
+	e.expectStatus(t, "/feedback/replace", noteReq("no id"), http.StatusUnprocessableEntity)
 }
 
 func BenchmarkFeedbackQuery(b *testing.B) {
@@ -195,6 +203,35 @@ func BenchmarkFeedbackQuery(b *testing.B) {
 	for range b.N {
 		if code, out := e.postJSON(b, "/feedback/query", body); code != http.StatusOK || len(out["result"].([]any)) != 100 {
 			b.Fatalf("query: %d %v", code, out["total_count"])
+		}
+	}
+}
+
+// scored is runnable feedback that sets one scorer or span field.
+func scored(field string, v any) map[string]any {
+	return map[string]any{"project_id": "acme/p", "weave_ref": noteCallRef, "feedback_type": "wandb.runnable.judge",
+		"runnable_ref": "weave:///acme/p/object/judge:abc", "payload": map[string]any{"output": 1}, field: v}
+}
+
+// TestFeedbackScorerFieldsRoundTrip: the scorer and span fields a client
+// sends come back from /feedback/query, unset ones with their defaults.
+func TestFeedbackScorerFieldsRoundTrip(t *testing.T) {
+	e := newStoreEnv(t)
+	req := scored("scorer_tags", []string{"safety-risk"})
+	req["scorer_rating_confidences"] = map[string]float64{"_rating_": 0.9}
+	req["span_agent_name"], req["span_status_code"], req["span_trace_id"] = "bot", "UNSET", ""
+	created := e.expectStatus(t, "/feedback/create", req, http.StatusOK)
+	got := e.expectStatus(t, "/feedback/query", `{"project_id":"acme/p"}`, http.StatusOK)
+	rows := got["result"].([]any)
+	if len(rows) != 1 {
+		t.Fatalf("rows %v", rows)
+	}
+	row := rows[0].(map[string]any)
+	want := map[string]any{"id": created["id"], "scorer_tags": []any{"safety-risk"}, "scorer_rating_confidences": map[string]any{"_rating_": 0.9},
+		"scorer_ratings": map[string]any{}, "span_agent_name": "bot", "span_status_code": "UNSET", "span_trace_id": "", "scorer_trace_id": ""}
+	for k, v := range want {
+		if fmt.Sprint(row[k]) != fmt.Sprint(v) {
+			t.Errorf("%s = %v, want %v", k, row[k], v)
 		}
 	}
 }

@@ -97,9 +97,9 @@ func (a *FilesAPI) upload(w http.ResponseWriter, r *http.Request) (storage.FileI
 		}
 	}
 	if projectID == "" {
-		return storage.FileInfo{}, &wire.FieldError{Field: "project_id", Msg: "field required (form entity/project)"}
+		return storage.FileInfo{}, wire.Missing("project_id", " (form entity/project)")
 	}
-	return storage.FileInfo{}, &wire.FieldError{Field: "file", Msg: "field required: a file part with the content"}
+	return storage.FileInfo{}, wire.Missing("file", ": a file part with the content")
 }
 
 // noMoreFiles refuses a form with a second file part: one request stores
@@ -122,8 +122,7 @@ func noMoreFiles(mr *multipart.Reader) error {
 
 func (a *FilesAPI) storePart(w http.ResponseWriter, r *http.Request, part *multipart.Part, projectID string, expected *string, atEOF func() error) (storage.FileInfo, error) {
 	if projectID == "" {
-		return storage.FileInfo{}, &wire.FieldError{Field: "project_id",
-			Msg: "field required before the file part; send project_id first"}
+		return storage.FileInfo{}, wire.Missing("project_id", " before the file part; send project_id first")
 	}
 	if _, err := httpapi.Authorize(r.Context(), projectID, auth.Write); err != nil {
 		return storage.FileInfo{}, err

@@ -141,7 +141,7 @@ func TestFileBadUploads(t *testing.T) {
 		{"json instead of multipart", "application/json", strings.NewReader(`{"project_id":"acme/p"}`), http.StatusBadRequest},
 		{"no boundary", "multipart/form-data", strings.NewReader("x"), http.StatusBadRequest},
 		{"truncated body", ct, bytes.NewReader(good.Bytes()[:good.Len()-20]), http.StatusBadRequest},
-		{"garbage", ct, strings.NewReader("not a multipart body at all"), http.StatusBadRequest},
+		{"garbage", ct, strings.NewReader("not a multipart body at all"), http.StatusUnprocessableEntity},
 	}
 	for _, c := range cases {
 		if rec := e.do("/file/create", c.contentType, c.body); rec.Code != c.want {
@@ -153,9 +153,9 @@ func TestFileBadUploads(t *testing.T) {
 		parts []formPart
 		want  int
 	}{
-		{"missing project_id", []formPart{formFile([]byte("abc"))}, http.StatusBadRequest},
-		{"missing file", []formPart{formText("project_id", "acme/p")}, http.StatusBadRequest},
-		{"file before project_id", []formPart{formFile([]byte("abc")), formText("project_id", "acme/p")}, http.StatusBadRequest},
+		{"missing project_id", []formPart{formFile([]byte("abc"))}, http.StatusUnprocessableEntity},
+		{"missing file", []formPart{formText("project_id", "acme/p")}, http.StatusUnprocessableEntity},
+		{"file before project_id", []formPart{formFile([]byte("abc")), formText("project_id", "acme/p")}, http.StatusUnprocessableEntity},
 		{"bad project_id", []formPart{formText("project_id", "no-slash"), formFile([]byte("abc"))}, http.StatusBadRequest},
 		{"other entity", []formPart{formText("project_id", "other/p"), formFile([]byte("abc"))}, http.StatusForbidden},
 		{"oversize file", []formPart{formText("project_id", "acme/p"), formFile(make([]byte, testMaxFile+1))}, http.StatusRequestEntityTooLarge},
@@ -189,9 +189,9 @@ func TestFileContentErrors(t *testing.T) {
 	e.expectStatus(t, "/file/content", `{"project_id":"acme/p","digest":"unknown"}`, http.StatusNotFound)
 	e.expectStatus(t, "/files/content", `{"project_id":"acme/other","digest":"`+dg+`"}`, http.StatusNotFound)
 	e.expectStatus(t, "/file/content", `{"project_id":"other/p","digest":"`+dg+`"}`, http.StatusForbidden)
-	e.expectStatus(t, "/file/content", `{"project_id":"acme/p"}`, http.StatusBadRequest)
-	e.expectStatus(t, "/file/content", `{"project_id":"acme/p","digest":5}`, http.StatusBadRequest)
-	e.expectStatus(t, "/file/content", `[1,2]`, http.StatusBadRequest)
+	e.expectStatus(t, "/file/content", `{"project_id":"acme/p"}`, http.StatusUnprocessableEntity)
+	e.expectStatus(t, "/file/content", `{"project_id":"acme/p","digest":5}`, http.StatusUnprocessableEntity)
+	e.expectStatus(t, "/file/content", `[1,2]`, http.StatusUnprocessableEntity)
 }
 
 func TestFileCreateNeedsWriteRole(t *testing.T) {

@@ -51,10 +51,10 @@ func (a *ObjectsAPI) create(r *http.Request, body []byte) (any, error) {
 	}
 	req := storage.ObjCreateReq{Obj: obj.Storage()}
 	if req.Obj.ProjectID == "" {
-		return nil, &wire.FieldError{Field: "obj.project_id", Msg: "field required (form entity/project)"}
+		return nil, wire.Missing("obj.project_id", " (form entity/project)")
 	}
 	if req.Obj.Val == nil {
-		return nil, &wire.FieldError{Field: "obj.val", Msg: "field required (any JSON value)"}
+		return nil, wire.Missing("obj.val", " (any JSON value)")
 	}
 	p, err := httpapi.Authorize(r.Context(), req.Obj.ProjectID, auth.Write)
 	if err != nil {

@@ -1,6 +1,7 @@
 package queryapi
 
 import (
+	"fmt"
 	"log/slog"
 	"net/http"
 
@@ -46,9 +47,14 @@ func (a *TablesAPI) create(r *http.Request, body []byte) (any, error) {
 	req := storage.TableCreateReq{Table: table.Storage()}
 	switch {
 	case req.Table.ProjectID == "":
-		return nil, &wire.FieldError{Field: "table.project_id", Msg: "field required (form entity/project)"}
+		return nil, wire.Missing("table.project_id", " (form entity/project)")
 	case req.Table.Rows == nil:
-		return nil, &wire.FieldError{Field: "table.rows", Msg: "field required (a list of JSON objects, may be empty)"}
+		return nil, wire.Missing("table.rows", " (a list of JSON objects, may be empty)")
+	}
+	for i, row := range req.Table.Rows {
+		if err := wire.MustBeObject(fmt.Sprintf("table.rows[%d]", i), row); err != nil {
+			return nil, err
+		}
 	}
 	if _, err := httpapi.Authorize(r.Context(), req.Table.ProjectID, auth.Write); err != nil {
 		return nil, err
@@ -63,6 +69,9 @@ func (a *TablesAPI) update(r *http.Request, body []byte) (any, error) {
 	err := wire.DecodeTop(body, wire.Fields{"project_id": &req.ProjectID, "base_digest": &req.BaseDigest,
 		"updates": &updates}, "project_id", "base_digest", "updates")
 	if err != nil {
+		return nil, err
+	}
+	if err := rowsAreObjects(updates); err != nil {
 		return nil, err
 	}
 	req.Updates = wire.StorageUpdates(updates)
@@ -169,4 +178,22 @@ func (a *TablesAPI) statsBatch(r *http.Request, body []byte) (any, error) {
 	}
 	res, err := a.store.QueryTableStatsBatch(r.Context(), req)
 	return wire.NewTableQueryStatsBatchRes(res), err
+}
+
+// rowsAreObjects refuses an appended or inserted row that is no JSON
+// object, as the reference's request schema does (422).
+func rowsAreObjects(updates []wire.TableUpdateSpec) error {
+	for i, u := range updates {
+		var err error
+		switch {
+		case u.Append != nil:
+			err = wire.MustBeObject(fmt.Sprintf("updates[%d].append.row", i), u.Append.Row)
+		case u.Insert != nil:
+			err = wire.MustBeObject(fmt.Sprintf("updates[%d].insert.row", i), u.Insert.Row)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }

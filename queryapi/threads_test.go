@@ -112,7 +112,7 @@ func TestThreadsStreamQuery(t *testing.T) {
 func TestThreadsNeedProject(t *testing.T) {
 	e := newAPIEnv(t)
 	status, out := e.send(http.MethodPost, "/threads/stream_query", `{}`)
-	if status != http.StatusBadRequest || !strings.Contains(string(out), "project_id") {
-		t.Errorf("no project_id = %d %s; want 400 naming project_id", status, out)
+	if status != http.StatusUnprocessableEntity || !strings.Contains(string(out), "project_id") {
+		t.Errorf("no project_id = %d %s; want 422 naming project_id", status, out)
 	}
 }

@@ -84,7 +84,10 @@ type CallPart struct {
 }
 
 // CallUpdate changes the display name of a call. An empty DisplayName
-// clears it. An unknown call id is a no-op.
+// clears it. An update of a call with no stored part yet is kept, unseen,
+// and applied when the start lands (clients batch starts and may rename
+// at once); a start arriving after an update never overrides its name.
+// A deleted call stays as it is.
 type CallUpdate struct {
 	ProjectID   string
 	ID          string
@@ -92,7 +95,9 @@ type CallUpdate struct {
 	WBUserID    string
 }
 
-// CallDelete soft-deletes calls and all their descendants.
+// CallDelete soft-deletes calls and all their descendants. An id with no
+// stored part yet is remembered: its start is stored deleted when it
+// lands.
 type CallDelete struct {
 	ProjectID string
 	IDs       []string

@@ -66,6 +66,10 @@ type CallsQuery struct {
 	IncludeFeedback         bool
 	IncludeStorageSize      bool
 	IncludeTotalStorageSize bool
+
+	// IncludeUsernames asks for wb_username, which the query API fills
+	// from wb_user_id; it also selects wb_user_id.
+	IncludeUsernames bool
 }
 
 // CallsFilter is the structured filter of a calls query (wire CallsFilter).

@@ -35,6 +35,9 @@ type Feedback struct {
 var FeedbackColumns = []string{
 	"id", "project_id", "weave_ref", "wb_user_id", "creator", "created_at", "feedback_type",
 	"payload", "annotation_ref", "runnable_ref", "call_ref", "trigger_ref", "queue_id",
+	"scorer_tags", "scorer_tag_reasons", "scorer_tag_confidences", "scorer_ratings", "scorer_rating_reasons",
+	"scorer_rating_confidences", "span_agent_name", "span_agent_version", "span_status_code",
+	"span_conversation_id", "span_trace_id", "scorer_trace_id",
 }
 
 // FeedbackQuery is an authorised /feedback/query. Fields are columns,

@@ -39,6 +39,9 @@ type EndedCall struct {
 	Output       json.RawMessage `json:"output"`
 	Summary      json.RawMessage `json:"summary"`
 	WBRunStepEnd *int64          `json:"wb_run_step_end"`
+	// DisplayName is set by the TypeScript SDK when the call was renamed
+	// while it ran; it is applied as a rename (Rename).
+	DisplayName *string `json:"display_name"`
 }
 
 // CompletedCall is CompletedCallSchemaForInsert: a start and an end at once.
@@ -85,13 +88,13 @@ func (s *StartedCall) StartPart(userID string, extract RefExtractor) (storage.Ca
 func (s *StartedCall) validate() error {
 	switch {
 	case s.ProjectID == "":
-		return &FieldError{Field: "project_id", Msg: "field required"}
+		return Missing("project_id", "")
 	case s.OpName == "":
-		return &FieldError{Field: "op_name", Msg: "field required: the op name or op ref"}
+		return Missing("op_name", ": the op name or op ref")
 	case !strings.HasPrefix(s.OpName, "weave:") && len(s.OpName) > maxOpNameLen:
 		return &FieldError{Field: "op_name", Msg: fmt.Sprintf("longer than %d characters; use a shorter name or an op ref", maxOpNameLen)}
 	case s.StartedAt.IsZero():
-		return &FieldError{Field: "started_at", Msg: "field required: an ISO-8601 datetime"}
+		return Missing("started_at", ": an ISO-8601 datetime")
 	case s.DisplayName != nil && len(*s.DisplayName) > 1024:
 		return &FieldError{Field: "display_name", Msg: "longer than 1024 characters"}
 	}
@@ -99,7 +102,7 @@ func (s *StartedCall) validate() error {
 		name string
 		v    json.RawMessage
 	}{{"attributes", s.Attributes}, {"inputs", s.Inputs}, {"otel_dump", s.OtelDump}} {
-		if err := mustBeObject(f.name, f.v); err != nil {
+		if err := MustBeObject(f.name, f.v); err != nil {
 			return err
 		}
 	}
@@ -110,13 +113,15 @@ func (s *StartedCall) validate() error {
 func (e *EndedCall) EndPart(extract RefExtractor) (storage.CallPart, error) {
 	switch {
 	case e.ProjectID == "":
-		return storage.CallPart{}, &FieldError{Field: "project_id", Msg: "field required"}
+		return storage.CallPart{}, Missing("project_id", "")
 	case e.ID == "":
-		return storage.CallPart{}, &FieldError{Field: "id", Msg: "field required: the id of the call being ended"}
+		return storage.CallPart{}, Missing("id", ": the id of the call being ended")
 	case e.EndedAt.IsZero():
-		return storage.CallPart{}, &FieldError{Field: "ended_at", Msg: "field required: an ISO-8601 datetime"}
+		return storage.CallPart{}, Missing("ended_at", ": an ISO-8601 datetime")
+	case e.DisplayName != nil && len(*e.DisplayName) > 1024:
+		return storage.CallPart{}, &FieldError{Field: "display_name", Msg: "longer than 1024 characters"}
 	}
-	if err := mustBeObject("summary", e.Summary); err != nil {
+	if err := MustBeObject("summary", e.Summary); err != nil {
 		return storage.CallPart{}, err
 	}
 	c := storage.Call{ProjectID: e.ProjectID, ID: e.ID}
@@ -124,18 +129,27 @@ func (e *EndedCall) EndPart(extract RefExtractor) (storage.CallPart, error) {
 	return storage.CallPart{Kind: storage.PartEnd, Call: c}, nil
 }
 
+// Rename is the update an end carrying a display name stands for, if it
+// carries one; userID is the authenticated caller.
+func (e *EndedCall) Rename(userID string) (storage.CallOp, bool) {
+	if e.DisplayName == nil {
+		return storage.CallOp{}, false
+	}
+	return storage.CallOp{Update: &storage.CallUpdate{ProjectID: e.ProjectID, ID: e.ID, DisplayName: *e.DisplayName, WBUserID: userID}}, true
+}
+
 // CompletePart validates a calls_complete item and converts it.
 func (cc *CompletedCall) CompletePart(userID string, extract RefExtractor) (storage.CallPart, error) {
 	if cc.ID == "" {
-		return storage.CallPart{}, &FieldError{Field: "id", Msg: "field required"}
+		return storage.CallPart{}, Missing("id", "")
 	}
 	if cc.TraceID == "" {
-		return storage.CallPart{}, &FieldError{Field: "trace_id", Msg: "field required"}
+		return storage.CallPart{}, Missing("trace_id", "")
 	}
 	if cc.EndedAt.IsZero() {
-		return storage.CallPart{}, &FieldError{Field: "ended_at", Msg: "field required: an ISO-8601 datetime"}
+		return storage.CallPart{}, Missing("ended_at", ": an ISO-8601 datetime")
 	}
-	if err := mustBeObject("summary", cc.Summary); err != nil {
+	if err := MustBeObject("summary", cc.Summary); err != nil {
 		return storage.CallPart{}, err
 	}
 	p, err := cc.StartPart(userID, extract)
@@ -158,12 +172,14 @@ func setEnd(c *storage.Call, ended Time, exc *string, output, summary json.RawMe
 	}
 }
 
-func mustBeObject(field string, v json.RawMessage) error {
+// MustBeObject refuses a value that is present, not null and no JSON
+// object, as a schema error naming field.
+func MustBeObject(field string, v json.RawMessage) error {
 	v = bytes.TrimSpace(v)
 	if len(v) == 0 || bytes.Equal(v, []byte("null")) || v[0] == '{' {
 		return nil
 	}
-	return &FieldError{Field: field, Msg: "must be a JSON object"}
+	return NotObject(field)
 }
 
 func objectOrEmpty(v json.RawMessage) json.RawMessage {

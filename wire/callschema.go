@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"strings"
+	"time"
 
 	"github.com/weftdev/weft/storage"
 )
@@ -30,14 +31,19 @@ type CallSchema struct {
 	WBRunStep             *int64          `json:"wb_run_step"`
 	WBRunStepEnd          *int64          `json:"wb_run_step_end"`
 	DeletedAt             *Time           `json:"deleted_at"`
+	ExpireAt              *Time           `json:"expire_at"`
+	WBUsername            *string         `json:"wb_username,omitempty"`
 	StorageSizeBytes      *int64          `json:"storage_size_bytes,omitempty"`
 	TotalStorageSizeBytes *int64          `json:"total_storage_size_bytes,omitempty"`
 }
 
-// Extras are computed values merged into summary.weave on read.
+// Extras are values computed on read: merged into summary.weave, or
+// fields of their own.
 type Extras struct {
 	Costs    json.RawMessage // summary.weave.costs, nil when not requested
 	Feedback json.RawMessage // summary.weave.feedback, nil when not requested
+	Username string          // wb_username, "" when not requested or unknown
+	ExpireAt *time.Time      // expire_at, nil when the project keeps calls
 }
 
 // NewCallSchema renders a stored call with the derived summary.weave fields
@@ -59,6 +65,10 @@ func NewCallSchema(c storage.StoredCall, x Extras) CallSchema {
 	if c.DeletedAt != nil {
 		s.DeletedAt = &Time{*c.DeletedAt}
 	}
+	if x.ExpireAt != nil {
+		s.ExpireAt = &Time{*x.ExpireAt}
+	}
+	s.WBUsername = optional(x.Username)
 	s.Summary = derivedSummary(c.Call, x)
 	return s
 }

@@ -11,12 +11,43 @@ import (
 )
 
 // FieldError is a bad request body: Field names the offending key (dotted
-// path) and Unknown says it was an unrecognised top-level key (HTTP 422)
-// rather than a bad value (HTTP 400).
+// path). Unknown says it was an unrecognised top-level key, and Schema
+// names how else the body does not fit the request's schema (a missing
+// field, a wrong type, no JSON at all), with pydantic's error type; the
+// reference server's request validation answers both with HTTP 422.
+// Other field errors are bad values the endpoint's own rules refuse
+// (HTTP 400).
 type FieldError struct {
 	Field   string
 	Msg     string
 	Unknown bool
+	Schema  string
+}
+
+// Schema error types, as pydantic names them in a 422's detail.
+const (
+	SchemaMissing  = "missing"
+	SchemaJSON     = "json_invalid"
+	SchemaType     = "type_error"
+	SchemaDict     = "dict_type"
+	SchemaLiteral  = "literal_error"
+	SchemaExtra    = "extra_forbidden"
+	SchemaDatetime = "datetime_parsing"
+)
+
+// Missing is the error of a required field that is absent or null; hint,
+// if any, says what to send.
+func Missing(field, hint string) *FieldError {
+	msg := "field required"
+	if hint != "" {
+		msg += hint
+	}
+	return &FieldError{Field: field, Msg: msg, Schema: SchemaMissing}
+}
+
+// NotObject is the error of a field that must hold a JSON object.
+func NotObject(field string) *FieldError {
+	return &FieldError{Field: field, Msg: "must be a JSON object", Schema: SchemaDict}
 }
 
 func (e *FieldError) Error() string {
@@ -43,15 +74,15 @@ func DecodeTop(body []byte, fields Fields, required ...string) error {
 		if err := json.Unmarshal(body, &std); err != nil {
 			return bodyError(err)
 		}
-		return &FieldError{Msg: "request body must be a JSON object"}
+		return &FieldError{Msg: "request body must be a JSON object", Schema: SchemaDict}
 	}
 	for key, val := range raw {
 		target, ok := fields[key]
 		if !ok {
-			return &FieldError{Field: key, Unknown: true, Msg: "unknown field; allowed: " + allowed(fields)}
+			return &FieldError{Field: key, Unknown: true, Schema: SchemaExtra, Msg: "unknown field; allowed: " + allowed(fields)}
 		}
 		if len(val) == 0 {
-			return &FieldError{Field: key, Msg: "missing value"}
+			return &FieldError{Field: key, Msg: "missing value", Schema: SchemaJSON}
 		}
 		if bytes.Equal(val, []byte("null")) {
 			continue
@@ -62,7 +93,7 @@ func DecodeTop(body []byte, fields Fields, required ...string) error {
 	}
 	for _, key := range required {
 		if v, ok := raw[key]; !ok || bytes.Equal(v, []byte("null")) {
-			return &FieldError{Field: key, Msg: "field required"}
+			return Missing(key, "")
 		}
 	}
 	return nil
@@ -80,13 +111,13 @@ func allowed(fields Fields) string {
 func bodyError(err error) error {
 	var syn *json.SyntaxError
 	if errors.As(err, &syn) {
-		return &FieldError{Msg: fmt.Sprintf("request body is not valid JSON (offset %d): %v", syn.Offset, err)}
+		return &FieldError{Msg: fmt.Sprintf("request body is not valid JSON (offset %d): %v", syn.Offset, err), Schema: SchemaJSON}
 	}
 	var typ *json.UnmarshalTypeError
 	if errors.As(err, &typ) {
-		return &FieldError{Msg: "request body must be a JSON object"}
+		return &FieldError{Msg: "request body must be a JSON object", Schema: SchemaDict}
 	}
-	return &FieldError{Msg: "request body is not valid JSON: " + err.Error()}
+	return &FieldError{Msg: "request body is not valid JSON: " + err.Error(), Schema: SchemaJSON}
 }
 
 func valueError(key string, err error) error {
@@ -97,16 +128,19 @@ func valueError(key string, err error) error {
 			field = key + "." + typ.Field
 		}
 		if typ.Type == reflect.TypeFor[Time]() {
-			return &FieldError{Field: field, Msg: "expected an ISO-8601 datetime such as 2025-01-02T03:04:05.123Z, got " + typ.Value}
+			return &FieldError{Field: field, Msg: "expected an ISO-8601 datetime such as 2025-01-02T03:04:05.123Z, got " + typ.Value, Schema: SchemaDatetime}
 		}
-		return &FieldError{Field: field, Msg: fmt.Sprintf("expected %s, got JSON %s", typ.Type, typ.Value)}
+		return &FieldError{Field: field, Msg: fmt.Sprintf("expected %s, got JSON %s", typ.Type, typ.Value), Schema: SchemaType}
 	}
 	var fe *FieldError
 	if errors.As(err, &fe) {
 		fe.Field = joinField(key, fe.Field)
+		if fe.Schema == "" {
+			fe.Schema = SchemaType // a value its type cannot hold
+		}
 		return fe
 	}
-	return &FieldError{Field: key, Msg: err.Error()}
+	return &FieldError{Field: key, Msg: err.Error(), Schema: SchemaType}
 }
 
 func joinField(a, b string) string {

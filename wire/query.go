@@ -2,6 +2,8 @@ package wire
 
 import (
 	"encoding/json"
+	"fmt"
+	"strings"
 
 	"github.com/weftdev/weft/storage"
 )
@@ -10,6 +12,20 @@ import (
 type SortBy struct {
 	Field     string `json:"field"`
 	Direction string `json:"direction"` // "asc" or "desc"
+}
+
+// UnmarshalJSON refuses a direction other than asc or desc (in any case)
+// as the schema error the reference's Literal["asc", "desc"] makes it.
+func (s *SortBy) UnmarshalJSON(b []byte) error {
+	type plain SortBy
+	if err := json.Unmarshal(b, (*plain)(s)); err != nil {
+		return err
+	}
+	switch strings.ToLower(s.Direction) {
+	case "asc", "desc":
+		return nil
+	}
+	return &FieldError{Field: "direction", Msg: fmt.Sprintf("%q is not a direction; use \"asc\" or \"desc\"", s.Direction), Schema: SchemaLiteral}
 }
 
 // StorageSort converts sort terms to their storage form; nil stays nil

@@ -3,6 +3,7 @@
 //	weft serve     run the server (embedded DuckDB by default)
 //	weft keys      create, list and revoke API keys
 //	weft migrate   apply storage migrations, create Kafka topics, and exit
+//	weft certs     make a self-signed TLS certificate for local development
 //	weft version   print the version
 //
 // main is the only place that exits the process.
@@ -25,6 +26,8 @@ commands:
   serve     run the server (see 'weft serve -h')
   keys      manage API keys: create, list, revoke (see 'weft keys -h')
   migrate   apply storage migrations and create the Kafka topics, then exit
+  certs     make a self-signed TLS certificate and key for local development
+            and print how to serve and trust them (see 'weft certs -h')
   version   print the version
 
 serve, keys and migrate read the same settings the same way: --config FILE
@@ -56,6 +59,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 		return keys(ctx, args[1:], stdout, stderr, getenv)
 	case "migrate":
 		return migrate(ctx, args[1:], stdout, stderr, getenv)
+	case "certs":
+		return certs(ctx, args[1:], stdout, stderr, getenv)
 	case "version":
 		fmt.Fprintln(stdout, versionString())
 		return nil

@@ -47,6 +47,6 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer, getenv 
 	if addr := srv.GRPCAddr(); addr != "" {
 		fmt.Fprintf(stdout, "OTLP/gRPC on %s\n", addr)
 	}
-	fmt.Fprintf(stdout, "weft %s listening on http://%s (data in %s)\n", app.Version, srv.Addr(), cfg.DataDir)
+	fmt.Fprintf(stdout, "weft %s listening on %s://%s (data in %s)\n", app.Version, srv.Scheme(), srv.Addr(), cfg.DataDir)
 	return srv.Serve(ctx)
 }

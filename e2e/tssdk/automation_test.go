@@ -47,8 +47,9 @@ func TestPublishAndAliasDelivers(t *testing.T) {
 			`"framework":"${artifact_metadata.framework}","token":"${ACCESS_TOKEN}"}}`}, &au)
 
 	var published struct{ Digest string }
-	if err := json.Unmarshal(runNode(t, node, "publish.mjs", url, member), &published); err != nil || published.Digest == "" {
-		t.Fatalf("publish.mjs result: %+v, %v", published, err)
+	runNodeScript(t, node, "publish.mjs", &published, "WANDB_API_KEY="+member, "WF_TRACE_SERVER_URL="+url, "WEFT_PROJECT="+project)
+	if published.Digest == "" {
+		t.Fatalf("publish.mjs result: %+v", published)
 	}
 	putAliases(t, url, member, published.Digest, "production")
 

@@ -16,6 +16,7 @@ import (
 type client struct {
 	t         *testing.T
 	base, key string
+	http      *http.Client // nil: http.DefaultClient
 }
 
 func (c *client) post(path string, body any) (int, []byte) {
@@ -29,7 +30,11 @@ func (c *client) post(path string, body any) (int, []byte) {
 		c.t.Fatal(err)
 	}
 	req.SetBasicAuth("api", c.key)
-	resp, err := http.DefaultClient.Do(req)
+	hc := c.http
+	if hc == nil {
+		hc = http.DefaultClient
+	}
+	resp, err := hc.Do(req)
 	if err != nil {
 		c.t.Fatalf("POST %s: %v", path, err)
 	}
@@ -73,7 +78,13 @@ func (c call) op() string {
 
 func (c *client) calls() []call {
 	c.t.Helper()
-	status, out := c.post("/calls/stream_query", map[string]any{"project_id": project})
+	return c.callsOf("", project)
+}
+
+// callsOf reads the calls of projectID from the trace API under prefix.
+func (c *client) callsOf(prefix, projectID string) []call {
+	c.t.Helper()
+	status, out := c.post(prefix+"/calls/stream_query", map[string]any{"project_id": projectID})
 	if status != http.StatusOK {
 		c.t.Fatalf("calls/stream_query = %d: %s", status, out)
 	}

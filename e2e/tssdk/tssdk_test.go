@@ -131,18 +131,17 @@ func serveWeft(t *testing.T, mutate ...func(*config.Config)) (string, keyMaker, 
 // runScript runs script.mjs and decodes what it saw.
 func runScript(t *testing.T, node, url, key string) scriptResult {
 	t.Helper()
-	raw := runNode(t, node, "script.mjs", url, key)
 	var res scriptResult
-	if err := json.Unmarshal(raw, &res); err != nil {
-		t.Fatalf("result %s: %v", raw, err)
-	}
+	runNodeScript(t, node, "script.mjs", &res, "WANDB_API_KEY="+key, "WF_TRACE_SERVER_URL="+url, "WEFT_PROJECT="+project)
 	return res
 }
 
-// runNode runs a script with only the environment the SDK needs, fails
-// on a non-zero exit or on anything written to stderr, and returns the
-// result file it wrote.
-func runNode(t *testing.T, node, name, url, key string) []byte {
+// runNodeScript runs a script of this directory with env and nothing else
+// but PATH, a HOME of its own and WEFT_RESULT_FILE, where the script
+// writes what it saw; it decodes that into result. A non-zero exit,
+// anything on stderr or a weaveErrors.log (failed requests) fails the
+// test.
+func runNodeScript(t *testing.T, node, name string, result any, env ...string) {
 	t.Helper()
 	script, err := filepath.Abs(name)
 	if err != nil {
@@ -154,9 +153,8 @@ func runNode(t *testing.T, node, name, url, key string) []byte {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, node, script)
 	cmd.Dir = work // the SDK writes weaveErrors.log into the working directory
-	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + work, "WANDB_API_KEY=" + key,
-		"WF_TRACE_SERVER_URL=" + url, "WEAVE_PRINT_CALL_LINK=false", "WEFT_PROJECT=" + project,
-		"WEFT_RESULT_FILE=" + resultFile}
+	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + work, "WEAVE_PRINT_CALL_LINK=false",
+		"WEFT_RESULT_FILE=" + resultFile}, env...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
@@ -170,9 +168,11 @@ func runNode(t *testing.T, node, name, url, key string) []byte {
 	}
 	raw, err := os.ReadFile(resultFile)
 	if err != nil {
-		t.Fatalf("script wrote no result: %v\nstdout:\n%s", err, stdout.String())
+		t.Fatalf("%s wrote no result: %v\nstdout:\n%s", name, err, stdout.String())
 	}
-	return raw
+	if err := json.Unmarshal(raw, result); err != nil {
+		t.Fatalf("result %s: %v", raw, err)
+	}
 }
 
 // failedRequests summarises the failed responses the SDK printed (it

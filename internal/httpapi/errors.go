@@ -11,6 +11,7 @@ import (
 	"github.com/weftdev/weft/auth"
 	"github.com/weftdev/weft/consumer"
 	"github.com/weftdev/weft/storage"
+	"github.com/weftdev/weft/storage/querylang"
 	"github.com/weftdev/weft/wire"
 )
 
@@ -38,10 +39,13 @@ func Status(err error) int {
 	case errors.As(err, &se):
 		return se.Status
 	case errors.As(err, &fe):
-		if fe.Unknown {
+		if fe.Unknown || fe.Schema != "" {
 			return http.StatusUnprocessableEntity
 		}
 		return http.StatusBadRequest
+	case errors.As(err, new(*querylang.Error)):
+		// A query document the reference's schema refuses.
+		return http.StatusUnprocessableEntity
 	case errors.Is(err, auth.ErrUnauthenticated):
 		return http.StatusUnauthorized
 	case errors.Is(err, auth.ErrForbidden):
@@ -79,7 +83,11 @@ func WriteError(w http.ResponseWriter, r *http.Request, logger *slog.Logger, err
 	}
 	var fe *wire.FieldError
 	if status == http.StatusUnprocessableEntity && errors.As(err, &fe) {
-		body["detail"] = []map[string]any{{"loc": []string{"body", fe.Field}, "msg": fe.Msg, "type": "value_error"}}
+		typ := fe.Schema
+		if typ == "" {
+			typ = "value_error"
+		}
+		body["detail"] = []map[string]any{{"loc": []string{"body", fe.Field}, "msg": fe.Msg, "type": typ}}
 	}
 	switch {
 	case status == http.StatusTooManyRequests || status == http.StatusServiceUnavailable:

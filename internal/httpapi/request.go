@@ -56,7 +56,7 @@ func ReadJSON(r *http.Request, limit int64) ([]byte, error) {
 	body, err = jsontext.Sanitize(body)
 	var ue *jsontext.InvalidUTF8Error
 	if errors.As(err, &ue) {
-		return nil, &wire.FieldError{Field: ue.Path, Msg: ue.Error()}
+		return nil, &wire.FieldError{Field: ue.Path, Msg: ue.Error(), Schema: wire.SchemaJSON}
 	}
 	return body, err
 }
@@ -102,7 +102,7 @@ func Authorize(ctx context.Context, projectID string, need auth.Access) (auth.Pr
 		return auth.Principal{}, auth.ErrUnauthenticated
 	}
 	if projectID == "" {
-		return p, Errorf(http.StatusBadRequest, "project_id: field required (form entity/project)")
+		return p, wire.Missing("project_id", " (form entity/project)")
 	}
 	return p, p.Authorize(projectID, need)
 }

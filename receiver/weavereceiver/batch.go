@@ -26,14 +26,14 @@ func (rc *Receiver) upsertBatch(r *http.Request, body []byte) (any, error) {
 		return nil, err
 	}
 	a := newAuthorizer(r)
-	ops := make([]storage.CallOp, len(batch))
+	ops := make([]storage.CallOp, 0, len(batch))
 	res := make([]any, len(batch))
 	for i := range batch {
-		op, out, err := rc.batchOp(a, &batch[i])
+		itemOps, out, err := rc.batchOps(a, &batch[i])
 		if err != nil {
 			return nil, prefixField(fmt.Sprintf("batch[%d]", i), err)
 		}
-		ops[i], res[i] = op, out
+		ops, res[i] = append(ops, itemOps...), out
 	}
 	if _, err := rc.submit(r.Context(), ops); err != nil {
 		return nil, err
@@ -41,25 +41,27 @@ func (rc *Receiver) upsertBatch(r *http.Request, body []byte) (any, error) {
 	return map[string]any{"res": res}, nil
 }
 
-func (rc *Receiver) batchOp(a *authorizer, it *batchItem) (storage.CallOp, any, error) {
+// batchOps maps one item to its ops (an end may carry a rename) and its
+// entry of the answer.
+func (rc *Receiver) batchOps(a *authorizer, it *batchItem) ([]storage.CallOp, any, error) {
 	switch {
 	case it.Mode == "start" || (it.Mode == "" && it.Req.Start != nil):
 		if it.Req.Start == nil {
-			return storage.CallOp{}, nil, &wire.FieldError{Field: "req.start", Msg: "field required for mode start"}
+			return nil, nil, wire.Missing("req.start", " for mode start")
 		}
 		op, err := rc.startOp(a, it.Req.Start)
 		if err != nil {
-			return op, nil, prefixField("req.start", err)
+			return nil, nil, prefixField("req.start", err)
 		}
-		return op, map[string]string{"id": op.Part.Call.ID, "trace_id": op.Part.Call.TraceID}, nil
+		return []storage.CallOp{op}, map[string]string{"id": op.Part.Call.ID, "trace_id": op.Part.Call.TraceID}, nil
 	case it.Mode == "end" || (it.Mode == "" && it.Req.End != nil):
 		if it.Req.End == nil {
-			return storage.CallOp{}, nil, &wire.FieldError{Field: "req.end", Msg: "field required for mode end"}
+			return nil, nil, wire.Missing("req.end", " for mode end")
 		}
-		op, err := rc.endOp(a, it.Req.End)
-		return op, struct{}{}, prefixField("req.end", err)
+		ops, err := rc.endOps(a, it.Req.End)
+		return ops, struct{}{}, prefixField("req.end", err)
 	}
-	return storage.CallOp{}, nil, &wire.FieldError{Field: "mode", Msg: fmt.Sprintf("Invalid mode %q: use start or end", it.Mode)}
+	return nil, nil, &wire.FieldError{Field: "mode", Msg: fmt.Sprintf("Invalid mode %q: use start or end", it.Mode), Schema: wire.SchemaLiteral}
 }
 
 // callsComplete writes finished calls (the calls_complete write path).

@@ -117,12 +117,21 @@ func (rc *Receiver) startOp(a *authorizer, s *wire.StartedCall) (storage.CallOp,
 	return storage.CallOp{Part: &part}, err
 }
 
-func (rc *Receiver) endOp(a *authorizer, e *wire.EndedCall) (storage.CallOp, error) {
-	if _, err := a.write(e.ProjectID); err != nil {
-		return storage.CallOp{}, err
+// endOps is the end part, then the rename the end carries, if any.
+func (rc *Receiver) endOps(a *authorizer, e *wire.EndedCall) ([]storage.CallOp, error) {
+	p, err := a.write(e.ProjectID)
+	if err != nil {
+		return nil, err
 	}
 	part, err := e.EndPart(rc.extract)
-	return storage.CallOp{Part: &part}, err
+	if err != nil {
+		return nil, err
+	}
+	ops := []storage.CallOp{{Part: &part}}
+	if rename, ok := e.Rename(p.UserID); ok {
+		ops = append(ops, rename)
+	}
+	return ops, nil
 }
 
 func (rc *Receiver) callEnd(r *http.Request, body []byte) (any, error) {
@@ -130,11 +139,11 @@ func (rc *Receiver) callEnd(r *http.Request, body []byte) (any, error) {
 	if err := wire.DecodeTop(body, wire.Fields{"end": &end}, "end"); err != nil {
 		return nil, err
 	}
-	op, err := rc.endOp(newAuthorizer(r), &end)
+	ops, err := rc.endOps(newAuthorizer(r), &end)
 	if err != nil {
 		return nil, prefixField("end", err)
 	}
-	if _, err := rc.submit(r.Context(), []storage.CallOp{op}); err != nil {
+	if _, err := rc.submit(r.Context(), ops); err != nil {
 		return nil, err
 	}
 	return struct{}{}, nil

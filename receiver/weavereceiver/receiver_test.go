@@ -68,11 +68,15 @@ func TestWriteEndpoints(t *testing.T) {
 		{"v2 start", "/v2/acme/p/call/start", `{"start":` + start + `}`, 200, []storage.PartKind{storage.PartStart}, `"trace_id":"t"`},
 		{"complete", "/v2/acme/p/calls/complete", `{"batch":[` + strings.TrimSuffix(start, "}") + `,"ended_at":"2025-01-01T00:00:01Z","summary":null}]}`,
 			200, []storage.PartKind{storage.PartComplete}, `{}`},
+		{"end renamed while running", "/call/upsert_batch", `{"batch":[{"mode":"start","req":{"start":` + start + `}},{"mode":"end","req":{"end":` +
+			strings.TrimSuffix(end, "}") + `,"display_name":"renamed"}}}]}`, 200, []storage.PartKind{storage.PartStart, storage.PartEnd, 0}, `"res":[{"id":"c1","trace_id":"t"},{}]`},
+		{"end display name too long", "/call/end", `{"end":` + strings.TrimSuffix(end, "}") + `,"display_name":"` + strings.Repeat("x", 1025) + `"}}`,
+			400, nil, "end.display_name"},
 		{"update", "/call/update", `{"project_id":"acme/p","call_id":"c1","display_name":"x"}`, 200, []storage.PartKind{0}, `{}`},
 		{"delete", "/calls/delete", `{"project_id":"acme/p","call_ids":["a","b"]}`, 200, []storage.PartKind{0}, `"num_deleted":2`},
 		{"path project differs", "/v2/acme/other/call/start", `{"start":` + start + `}`, 400, nil, "URL path"},
-		{"bad mode", "/call/upsert_batch", `{"batch":[{"mode":"both","req":{}}]}`, 400, nil, "batch[0].mode"},
-		{"start missing", "/call/upsert_batch", `{"batch":[{"mode":"start","req":{}}]}`, 400, nil, "batch[0].req.start"},
+		{"bad mode", "/call/upsert_batch", `{"batch":[{"mode":"both","req":{}}]}`, 422, nil, "batch[0].mode"},
+		{"start missing", "/call/upsert_batch", `{"batch":[{"mode":"start","req":{}}]}`, 422, nil, "batch[0].req.start"},
 		{"other entity", "/call/start", `{"start":` + strings.Replace(start, "acme/p", "evil/p", 1) + `}`, 403, nil, "evil"},
 	}
 	for _, tc := range tests {
@@ -95,6 +99,9 @@ func TestWriteEndpoints(t *testing.T) {
 				}
 				if k != tc.kinds[i] {
 					t.Fatalf("op %d kind %v, want %v", i, k, tc.kinds[i])
+				}
+				if u := op.Update; u != nil && (u.ID != "c1" || u.DisplayName == "" || u.WBUserID != "u1") {
+					t.Fatalf("update op %+v", u)
 				}
 			}
 		})

@@ -6,8 +6,9 @@ import (
 	"testing"
 )
 
-// Invalid UTF-8 anywhere in a call write is a 400 naming the field, and
-// nothing reaches the pipeline.
+// Invalid UTF-8 anywhere in a call write is a 422 naming the field (a body
+// that is no JSON text, as the reference's request validation answers),
+// and nothing reaches the pipeline.
 func TestInvalidUTF8IsRefusedNamingTheField(t *testing.T) {
 	bad := func(s string) string { return strings.Replace(s, "BAD", "\xff", 1) }
 	withStart := func(field string) string {
@@ -25,8 +26,8 @@ func TestInvalidUTF8IsRefusedNamingTheField(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			rec := &recorder{}
 			status, body := serve(t, rec, member, tc.path, tc.body)
-			if status != 400 || !strings.Contains(body, `"reason":"`+tc.field+`: invalid UTF-8`) {
-				t.Fatalf("status %d %s; want 400 naming %s", status, body, tc.field)
+			if status != 422 || !strings.Contains(body, `"reason":"`+tc.field+`: invalid UTF-8`) {
+				t.Fatalf("status %d %s; want 422 naming %s", status, body, tc.field)
 			}
 			if len(rec.ops) != 0 {
 				t.Fatalf("%d ops reached the pipeline", len(rec.ops))

@@ -12,6 +12,8 @@ import (
 // applyDelete soft-deletes the live calls among d.IDs and every live
 // descendant reachable by parent links (storekit's rules), seeing the
 // batch's own earlier writes, and returns how many calls that was.
+// Requested ids with no row yet (CallsToDelete has looked them up) get a
+// deleted row, so their start, when it lands, is stored deleted.
 func (w *callWrite) applyDelete(ctx context.Context, d *storage.CallDelete) (int, error) {
 	doomed, err := storekit.CallsToDelete(ctx, callTree{w}, d)
 	if err != nil {
@@ -20,6 +22,11 @@ func (w *callWrite) applyDelete(ctx context.Context, d *storage.CallDelete) (int
 	at := storekit.DeleteStamp(d.At, w.s.opts.Now)
 	for _, id := range doomed {
 		w.rows[callKey{d.ProjectID, id}].call.DeletedAt = &at
+	}
+	for _, id := range d.IDs {
+		if _, ok := w.rows[callKey{d.ProjectID, id}]; !ok {
+			w.pending(d.ProjectID, id).call.DeletedAt = &at
+		}
 	}
 	return len(doomed), nil
 }

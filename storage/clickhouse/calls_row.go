@@ -19,6 +19,7 @@ type callRow struct {
 	anchorAt time.Time
 	hasStart bool
 	hasEnd   bool
+	renamed  bool // an update set display_name; a later start keeps it
 	expireAt *time.Time
 }
 
@@ -29,7 +30,7 @@ var rowColumns = []string{
 	"trace_id", "parent_id", "thread_id", "turn_id", "op_name", "display_name",
 	"started_at", "ended_at", "attributes", "inputs", "output", "summary", "otel_dump",
 	"exception", "wb_user_id", "wb_run_id", "wb_run_step", "wb_run_step_end",
-	"input_refs", "output_refs", "deleted_at", "expire_at",
+	"input_refs", "output_refs", "deleted_at", "expire_at", "renamed",
 }
 
 // rowColumnList is rowColumns for SELECT and INSERT.
@@ -62,7 +63,7 @@ func (r *callRow) values() []any {
 		c.TraceID, c.ParentID, c.ThreadID, c.TurnID, c.OpName, c.DisplayName,
 		started, c.EndedAt, string(c.Attributes), string(c.Inputs), string(c.Output), string(c.Summary), string(c.OtelDump),
 		c.Exception, c.WBUserID, c.WBRunID, c.WBRunStep, c.WBRunStepEnd,
-		listOrEmpty(c.InputRefs), listOrEmpty(c.OutputRefs), c.DeletedAt, r.expireAt,
+		listOrEmpty(c.InputRefs), listOrEmpty(c.OutputRefs), c.DeletedAt, r.expireAt, r.renamed,
 	}
 }
 
@@ -85,7 +86,7 @@ func scanRow(rows driver.Rows) (callRow, error) {
 		&c.TraceID, &c.ParentID, &c.ThreadID, &c.TurnID, &c.OpName, &c.DisplayName,
 		&started, &c.EndedAt, &attributes, &inputs, &output, &summary, &otelDp,
 		&c.Exception, &c.WBUserID, &c.WBRunID, &c.WBRunStep, &c.WBRunStepEnd,
-		&c.InputRefs, &c.OutputRefs, &c.DeletedAt, &r.expireAt)
+		&c.InputRefs, &c.OutputRefs, &c.DeletedAt, &r.expireAt, &r.renamed)
 	if err != nil {
 		return callRow{}, err
 	}
@@ -144,7 +145,7 @@ func truncPtr(t *time.Time, d time.Duration) *time.Time {
 // b over a is a no-op.
 func sameRow(a, b *callRow) bool {
 	x, y := &a.call, &b.call
-	return a.hasStart == b.hasStart && a.hasEnd == b.hasEnd && a.anchorAt.Equal(b.anchorAt) &&
+	return a.hasStart == b.hasStart && a.hasEnd == b.hasEnd && a.renamed == b.renamed && a.anchorAt.Equal(b.anchorAt) &&
 		samePtr(a.expireAt, b.expireAt, time.Time.Equal) &&
 		x.ProjectID == y.ProjectID && x.ID == y.ID && x.TraceID == y.TraceID && x.ParentID == y.ParentID &&
 		x.ThreadID == y.ThreadID && x.TurnID == y.TurnID && x.OpName == y.OpName && x.DisplayName == y.DisplayName &&

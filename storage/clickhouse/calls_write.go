@@ -120,6 +120,9 @@ func (w *callWrite) applyPart(p *storage.CallPart) {
 	}
 	prev := storage.CallPart{Kind: cur.kind(), Call: cur.call}
 	storage.FoldPart(&prev, &part)
+	if cur.renamed { // a rename outlives a start that comes after it
+		prev.Call.DisplayName = cur.call.DisplayName
+	}
 	cur.call = prev.Call
 	cur.hasStart, cur.hasEnd = prev.Kind.HasStart(), prev.Kind.HasEnd()
 }
@@ -134,11 +137,28 @@ func (w *callWrite) anchor(p *storage.CallPart) time.Time {
 	return w.s.opts.Now().UTC().Truncate(time.Microsecond)
 }
 
-// applyUpdate renames a live call; an unknown or deleted call is a no-op.
+// applyUpdate renames a live call. A call with no row yet (its start is
+// still on the way) gets a row holding the name, which the start merges
+// into; a deleted call stays as it is.
 func (w *callWrite) applyUpdate(u *storage.CallUpdate) {
-	if cur, ok := w.rows[callKey{u.ProjectID, u.ID}]; ok && cur.call.DeletedAt == nil {
-		cur.call.DisplayName = u.DisplayName
+	cur, ok := w.rows[callKey{u.ProjectID, u.ID}]
+	if !ok {
+		cur = w.pending(u.ProjectID, u.ID)
 	}
+	if cur.call.DeletedAt == nil {
+		cur.call.DisplayName, cur.renamed = u.DisplayName, true
+	}
+}
+
+// pending adds the row of a call none of whose parts has arrived, for an
+// update or a delete that came first. It is anchored now: readers skip it
+// until its start lands, and retention ages it out if none ever does.
+func (w *callWrite) pending(project, id string) *callRow {
+	k := callKey{project, id}
+	r := &callRow{call: storage.Call{ProjectID: project, ID: id}, anchorAt: w.s.opts.Now().UTC().Truncate(time.Microsecond)}
+	w.rows[k] = r
+	w.order = append(w.order, k)
+	return r
 }
 
 // changed returns the rows to insert, each with its new version and

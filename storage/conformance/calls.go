@@ -29,6 +29,8 @@ func runCalls(t *testing.T, newStore func(t *testing.T) callStore) {
 		{"DefaultOrderAndPaging", testDefaultOrderAndPaging},
 		{"ProjectIsolation", testProjectIsolation},
 		{"UpdateDisplayName", testUpdateDisplayName},
+		{"UpdateBeforeStartIsApplied", testUpdateBeforeStart},
+		{"DeleteBeforeStartIsApplied", testDeleteBeforeStart},
 		{"DeleteCascadesAndHides", testDeleteCascades},
 		{"DeleteCountsOnlyCallsDeleted", testDeleteCountsOnlyDeleted},
 		{"DeleteSeesSameBatch", testDeleteSeesSameBatch},

@@ -23,6 +23,7 @@ func runFeedback(t *testing.T, newStore func(t *testing.T) storage.FeedbackStore
 		{"SortByJSONPathAndPaging", testFeedbackSortAndPaging},
 		{"PurgeAndReplace", testFeedbackPurgeReplace},
 		{"ForRefs", testFeedbackForRefs},
+		{"ScorerAndSpanFields", testFeedbackScorerSpanFields},
 		{"BadQueriesRefused", testFeedbackBadQueries},
 		{"ProjectIsolation", testFeedbackIsolation},
 	}
@@ -90,6 +91,9 @@ func testFeedbackAllColumns(t *testing.T, s storage.FeedbackStore) {
 		"creator": "alice", "created_at": "2025-03-04T05:06:07Z", "feedback_type": "wandb.runnable.correct",
 		"payload": map[string]any{"output": true}, "annotation_ref": nil, "runnable_ref": runnable,
 		"call_ref": nil, "trigger_ref": nil, "queue_id": nil}
+	for k, v := range unsetScorerSpanFields() {
+		want[k] = v
+	}
 	if !reflect.DeepEqual(rows[0], want) {
 		t.Fatalf("row\n got %v\nwant %v", rows[0], want)
 	}

@@ -50,6 +50,7 @@ func runObjects(t *testing.T, newStore func(t *testing.T) storage.ObjectStore) {
 		{"LabelNameRules", testObjLabelNameRules},
 		{"DeleteDropsLabels", testObjDeleteDropsLabels},
 		{"ReadRefs", testObjReadRefs},
+		{"ValueKeepsKeyOrder", testObjKeyOrder},
 		{"ReadRefsRules", testObjReadRefsRules},
 		{"ProjectIsolation", testObjProjectIsolation},
 	}

@@ -1,7 +1,9 @@
 package conformance
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"slices"
 	"strings"
 	"testing"
@@ -174,4 +176,42 @@ func testObjDeleteDropsLabels(t *testing.T, s storage.ObjectStore) {
 	wantKind(t, "deleted alias", err, storage.ErrNotFound)
 	err = s.AddObjectTags(ctx, storage.ObjTagsReq{ProjectID: projA, ObjectID: "m", Digest: d0, Tags: []string{"x"}})
 	wantKind(t, "tag a deleted version", err, storage.ErrNotFound)
+}
+
+// testObjKeyOrder: a value reads back, through every read path, with its
+// keys in the order they were sent; the digest is that of the sorted keys,
+// so the same value in another order is the same version.
+func testObjKeyOrder(t *testing.T, s storage.ObjectStore) {
+	const sent = `{"temperature": 0.2, "model": "m", "tags": ["b", "a"], "nested": {"z": 1, "a": {"y": 2, "b": 3}}}`
+	const want = `{"temperature":0.2,"model":"m","tags":["b","a"],"nested":{"z":1,"a":{"y":2,"b":3}}}`
+	d := objCreate(t, s, projA, "settings", sent)
+	if again := objCreate(t, s, projA, "settings", `{"model": "m", "nested": {"a": {"b": 3, "y": 2}, "z": 1}, "tags": ["b", "a"], "temperature": 0.2}`); again != d {
+		t.Fatalf("the same value in another key order has digest %s, want %s", again, d)
+	}
+	reads := map[string]json.RawMessage{"obj/read": objRead(t, s, projA, "settings", d).Val}
+	if q := objQuery(t, s, storage.ObjQueryReq{ProjectID: projA, Filter: &storage.ObjectVersionFilter{ObjectIDs: []string{"settings"}}}); len(q) == 1 {
+		reads["objs/query"] = q[0].Val
+	}
+	refs, err := s.ReadRefs(context.Background(), readAll, []string{"weave:///" + projA + "/object/settings:" + d,
+		"weave:///" + projA + "/object/settings:" + d + "/key/nested"})
+	if err != nil || len(refs) != 2 {
+		t.Fatalf("ReadRefs = %d values, %v", len(refs), err)
+	}
+	reads["refs/read_batch"], reads["refs/read_batch into a key"] = refs[0], refs[1]
+	for path, val := range reads {
+		var b bytes.Buffer
+		if err := json.Compact(&b, val); err != nil {
+			t.Fatalf("%s: %v in %s", path, err, val)
+		}
+		wantHere := want
+		if path == "refs/read_batch into a key" {
+			wantHere = `{"z":1,"a":{"y":2,"b":3}}`
+		}
+		if b.String() != wantHere {
+			t.Errorf("%s read back %s\nwant %s", path, b.String(), wantHere)
+		}
+	}
+	if len(reads) != 4 {
+		t.Errorf("read paths %d, want 4", len(reads))
+	}
 }

@@ -10,28 +10,56 @@ import (
 	"github.com/weftdev/weft/storage/storekit"
 )
 
-func updateCall(ctx context.Context, conn *sql.Conn, u *storage.CallUpdate) error {
-	_, err := conn.ExecContext(ctx,
-		"UPDATE calls SET display_name = ? WHERE project_id = ? AND id = ? AND deleted_at IS NULL",
+// updateCall renames a live call. A call with no row yet (its start is
+// still on the way) gets a row holding the name, which the start merges
+// into; a deleted call stays as it is.
+func (s *Store) updateCall(ctx context.Context, conn *sql.Conn, u *storage.CallUpdate) error {
+	res, err := conn.ExecContext(ctx,
+		"UPDATE calls SET display_name = ?, renamed = true WHERE project_id = ? AND id = ? AND deleted_at IS NULL",
 		nullStr(u.DisplayName), u.ProjectID, u.ID)
 	if err != nil {
 		return fmt.Errorf("update call %s: %w", u.ID, err)
 	}
+	if n, err := res.RowsAffected(); err != nil || n > 0 {
+		return err
+	}
+	_, err = conn.ExecContext(ctx, "INSERT INTO calls (project_id, id, has_start, has_end, started_at, display_name, renamed) "+
+		"SELECT ?, ?, false, false, ?, ?, true WHERE NOT EXISTS (SELECT 1 FROM calls WHERE project_id = ? AND id = ?)",
+		u.ProjectID, u.ID, time.Now().UTC(), nullStr(u.DisplayName), u.ProjectID, u.ID)
+	if err != nil {
+		return fmt.Errorf("keep the rename of call %s for its start: %w", u.ID, err)
+	}
+	s.ids.add(u.ProjectID, u.ID)
 	return nil
 }
 
 // deleteCalls soft-deletes the live calls among d's ids and every live
 // descendant, and returns how many calls that was (storekit's rules).
-func deleteCalls(ctx context.Context, conn *sql.Conn, d *storage.CallDelete) (int, error) {
+// Requested ids with no row yet get a deleted row, so their start, when
+// it lands, is stored deleted.
+func (s *Store) deleteCalls(ctx context.Context, conn *sql.Conn, d *storage.CallDelete) (int, error) {
 	doomed, err := storekit.CallsToDelete(ctx, callTree{conn}, d)
-	if err != nil || len(doomed) == 0 {
+	if err != nil {
 		return 0, err
 	}
 	at := storekit.DeleteStamp(d.At, time.Now)
-	_, err = conn.ExecContext(ctx, "UPDATE calls SET deleted_at = ? WHERE project_id = ? AND id IN (SELECT unnest(?::VARCHAR[]))",
-		at, d.ProjectID, doomed)
+	if len(doomed) > 0 {
+		_, err = conn.ExecContext(ctx, "UPDATE calls SET deleted_at = ? WHERE project_id = ? AND id IN (SELECT unnest(?::VARCHAR[]))",
+			at, d.ProjectID, doomed)
+		if err != nil {
+			return 0, fmt.Errorf("soft-delete calls: %w", err)
+		}
+	}
+	ids := storekit.DistinctSorted(d.IDs)
+	_, err = conn.ExecContext(ctx, "INSERT INTO calls (project_id, id, has_start, has_end, started_at, deleted_at) "+
+		"SELECT ?, i, false, false, ?, ? FROM unnest(?::VARCHAR[]) AS t(i) "+
+		"WHERE NOT EXISTS (SELECT 1 FROM calls c WHERE c.project_id = ? AND c.id = t.i)",
+		d.ProjectID, time.Now().UTC(), at, ids, d.ProjectID)
 	if err != nil {
-		return 0, fmt.Errorf("soft-delete calls: %w", err)
+		return 0, fmt.Errorf("keep the delete of calls not stored yet: %w", err)
+	}
+	for _, id := range ids {
+		s.ids.add(d.ProjectID, id)
 	}
 	return len(doomed), nil
 }

@@ -36,7 +36,11 @@ var (
 func mergeSQL() string {
 	var set []string
 	for _, c := range startColumns {
-		set = append(set, fmt.Sprintf("%s = CASE WHEN a.has_start THEN a.%s ELSE calls.%s END", c, c, c))
+		cond := "a.has_start"
+		if c == "display_name" { // a rename outlives a start that comes after it
+			cond += " AND NOT coalesce(calls.renamed, false)"
+		}
+		set = append(set, fmt.Sprintf("%s = CASE WHEN %s THEN a.%s ELSE calls.%s END", c, cond, c, c))
 	}
 	for _, c := range endColumns {
 		set = append(set, fmt.Sprintf("%s = CASE WHEN a.has_end THEN a.%s ELSE calls.%s END", c, c, c))
@@ -119,9 +123,9 @@ func (s *Store) applyOps(ctx context.Context, conn *sql.Conn, ops []storage.Call
 		var err error
 		switch op := ops[start]; {
 		case op.Update != nil:
-			err = updateCall(ctx, conn, op.Update)
+			err = s.updateCall(ctx, conn, op.Update)
 		case op.Delete != nil:
-			results[start].NumDeleted, err = deleteCalls(ctx, conn, op.Delete)
+			results[start].NumDeleted, err = s.deleteCalls(ctx, conn, op.Delete)
 		}
 		if err != nil {
 			return nil, err

@@ -50,7 +50,7 @@ func TestContentSurvivesReopen(t *testing.T) {
 	// Opening again re-runs every migration; they must be idempotent.
 	s = openAt(t, dir)
 	read, err := s.ReadObject(ctx, storage.ObjReadReq{ProjectID: "e/p", ObjectID: "o", Digest: "latest"})
-	if err != nil || read.Obj.Digest != obj.Digest || string(read.Obj.Val) != `{"a": "\u00e9", "b": 1}` {
+	if err != nil || read.Obj.Digest != obj.Digest || string(read.Obj.Val) != `{"b": 1, "a": "\u00e9"}` {
 		t.Fatalf("read after reopen = %+v, %v", read.Obj, err)
 	}
 	rows, err := s.QueryTable(ctx, storage.TableQueryReq{ProjectID: "e/p", Digest: tbl.Digest})

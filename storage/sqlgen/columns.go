@@ -81,6 +81,9 @@ func projection(q storage.CallsQuery) map[string]bool {
 	if q.IncludeCosts {
 		sel["summary"] = true
 	}
+	if q.IncludeUsernames {
+		sel["wb_user_id"] = true
+	}
 	if sel["summary"] {
 		sel["ended_at"], sel["exception"], sel["display_name"] = true, true, true
 	}

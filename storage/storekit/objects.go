@@ -39,8 +39,14 @@ func PrepareObject(o storage.ObjSchemaForInsert) (PreparedObject, error) {
 	if err := storage.CheckExpectedDigest("obj "+o.ObjectID, o.ExpectedDigest, res.Digest); err != nil {
 		return PreparedObject{}, err
 	}
-	p := PreparedObject{ObjectResult: res, Dump: string(res.Text)}
-	if !res.Finite {
+	// The digest is over sorted keys; the value is kept in the order it
+	// was sent, as the reference keeps json.dumps(val).
+	kept, err := digest.Dumps(res.Val, digest.Options{})
+	if err != nil {
+		return PreparedObject{}, fmt.Errorf("obj.val: %w: %w", storage.ErrInvalidArgument, err)
+	}
+	p := PreparedObject{ObjectResult: res, Dump: string(kept.Text)}
+	if !kept.Finite {
 		// Python's text holds Infinity, which no JSON reader accepts back.
 		p.Dump = string(res.Val)
 	}
