@@ -56,6 +56,8 @@ type Config struct {
 	OTLP otlpreceiver.Config `yaml:"otlp"`
 	// Connections bounds client connections: timeouts and caps.
 	Connections Connections `yaml:"connections"`
+	// Inference is the OpenAI-compatible gateway's providers and models.
+	Inference Inference `yaml:"inference"`
 
 	// Roles lists what this process runs: ingest, process, query
 	// (comma-separated). Default all three, on the embedded store.
@@ -90,6 +92,7 @@ func Default() Config {
 		DuckDBMemoryMB:  512,
 		OTLP:            otlpreceiver.NewDefaultConfig(),
 		Connections:     DefaultConnections(),
+		Inference:       DefaultInference(),
 		Roles:           AllRoles,
 		MigrateOnStart:  true,
 		Kafka:           kafkabase.DefaultConfig(),
@@ -139,6 +142,7 @@ func (c Config) Validate() error {
 	errs = append(errs, c.validateScaleOut()...)
 	errs = append(errs, c.Retention.validate()...)
 	errs = append(errs, c.Connections.validate()...)
+	errs = append(errs, c.Inference.validate()...)
 	return errors.Join(errs...)
 }
 
