@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/weftdev/weft/exporter/storageexporter"
+	"github.com/weftdev/weft/inference"
 	"github.com/weftdev/weft/internal/kafkabase"
 	"github.com/weftdev/weft/processor/batchprocessor"
 	"github.com/weftdev/weft/receiver/otlpreceiver"
@@ -57,7 +58,7 @@ type Config struct {
 	// Connections bounds client connections: timeouts and caps.
 	Connections Connections `yaml:"connections"`
 	// Inference is the OpenAI-compatible gateway's providers and models.
-	Inference Inference `yaml:"inference"`
+	Inference inference.Config `yaml:"inference"`
 
 	// Roles lists what this process runs: ingest, process, query
 	// (comma-separated). Default all three, on the embedded store.
@@ -92,7 +93,7 @@ func Default() Config {
 		DuckDBMemoryMB:  512,
 		OTLP:            otlpreceiver.NewDefaultConfig(),
 		Connections:     DefaultConnections(),
-		Inference:       DefaultInference(),
+		Inference:       inference.DefaultConfig(),
 		Roles:           AllRoles,
 		MigrateOnStart:  true,
 		Kafka:           kafkabase.DefaultConfig(),
@@ -142,7 +143,9 @@ func (c Config) Validate() error {
 	errs = append(errs, c.validateScaleOut()...)
 	errs = append(errs, c.Retention.validate()...)
 	errs = append(errs, c.Connections.validate()...)
-	errs = append(errs, c.Inference.validate()...)
+	if err := c.Inference.Validate(); err != nil {
+		errs = append(errs, err)
+	}
 	return errors.Join(errs...)
 }
 

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/weftdev/weft/inference/catalog"
 )
 
 const inferenceYAML = `
@@ -29,8 +31,8 @@ func TestInferenceFromFile(t *testing.T) {
 		t.Fatalf("providers = %+v", inf.Providers)
 	}
 	m := inf.Models[0]
-	if m.ID != "meta-llama/Llama-3.1-8B-Instruct" || m.Upstreams[0] != (InferenceUpstream{Provider: "local", Model: "llama-3.1-8b"}) ||
-		m.Prices.InputPerMillion != 0.22 || m.Status != ModelActive {
+	if m.ID != "meta-llama/Llama-3.1-8B-Instruct" || m.Upstreams[0] != (catalog.UpstreamConfig{Provider: "local", Model: "llama-3.1-8b"}) ||
+		m.Prices.InputPerMillion != 0.22 || m.Status != catalog.StatusActive {
 		t.Fatalf("model = %+v", m)
 	}
 	if inf.MaxConcurrentPerProject != 256 || inf.Timeout != 10*time.Minute {

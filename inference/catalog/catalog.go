@@ -12,8 +12,6 @@ import (
 	"log/slog"
 	"strings"
 	"time"
-
-	"github.com/weftdev/weft/config"
 )
 
 // Provider is one OpenAI-compatible upstream server. Its key is kept
@@ -42,14 +40,14 @@ type Upstream struct {
 type Model struct {
 	ID        string
 	Upstreams []Upstream
-	Status    string // config.ModelActive, ModelDeprecated or ModelRetired
+	Status    string // StatusActive, ModelDeprecated or ModelRetired
 	OwnedBy   string
 	Created   int64
-	Prices    config.InferencePrices
+	Prices    Prices
 }
 
 // Retired reports whether requests for the model are refused.
-func (m *Model) Retired() bool { return m.Status == config.ModelRetired }
+func (m *Model) Retired() bool { return m.Status == StatusRetired }
 
 // Catalog is the immutable set of models and providers.
 type Catalog struct {
@@ -57,22 +55,23 @@ type Catalog struct {
 	listed []*Model
 }
 
-// New builds the catalog from validated configuration. Provider keys are
+// New builds the catalog from validated configuration (see Validate). Provider keys are
 // read with getenv; a named variable that is unset or empty is an error,
-// so a missing secret shows at start rather than as upstream 401s.
-func New(cfg config.Inference, getenv func(string) string) (*Catalog, error) {
-	providers := make(map[string]*Provider, len(cfg.Providers))
-	for i, p := range cfg.Providers {
+// so a missing secret shows at start rather than as upstream 401s. A nil
+// getenv reads no keys: for processes that only price calls.
+func New(providerConfigs []ProviderConfig, modelConfigs []ModelConfig, getenv func(string) string) (*Catalog, error) {
+	providers := make(map[string]*Provider, len(providerConfigs))
+	for i, p := range providerConfigs {
 		prov := &Provider{Name: p.Name, BaseURL: strings.TrimRight(p.BaseURL, "/"), Timeout: p.Timeout}
-		if p.APIKeyEnv != "" {
+		if p.APIKeyEnv != "" && getenv != nil {
 			if prov.apiKey = getenv(p.APIKeyEnv); prov.apiKey == "" {
 				return nil, fmt.Errorf("inference.providers[%d].api_key_env: the environment variable %s is not set; export the provider's key in it", i, p.APIKeyEnv)
 			}
 		}
 		providers[p.Name] = prov
 	}
-	c := &Catalog{models: make(map[string]*Model, len(cfg.Models))}
-	for i, m := range cfg.Models {
+	c := &Catalog{models: make(map[string]*Model, len(modelConfigs))}
+	for i, m := range modelConfigs {
 		model, err := newModel(m, providers)
 		if err != nil {
 			return nil, fmt.Errorf("inference.models[%d]: %w", i, err)
@@ -85,10 +84,10 @@ func New(cfg config.Inference, getenv func(string) string) (*Catalog, error) {
 	return c, nil
 }
 
-func newModel(m config.InferenceModel, providers map[string]*Provider) (*Model, error) {
+func newModel(m ModelConfig, providers map[string]*Provider) (*Model, error) {
 	model := &Model{ID: m.ID, Status: m.Status, OwnedBy: m.OwnedBy, Created: m.Created, Prices: m.Prices}
 	if model.Status == "" {
-		model.Status = config.ModelActive
+		model.Status = StatusActive
 	}
 	if model.OwnedBy == "" {
 		model.OwnedBy = "system"

@@ -8,33 +8,37 @@ import (
 	"testing"
 	"time"
 
-	"github.com/weftdev/weft/config"
 	"github.com/weftdev/weft/pricing"
 )
 
-func testConfig() config.Inference {
+type testConfig struct {
+	Providers []ProviderConfig
+	Models    []ModelConfig
+}
+
+func newTestConfig() testConfig {
 	cached := 0.05
-	cfg := config.DefaultInference()
-	cfg.Providers = []config.InferenceProvider{
+	var cfg testConfig
+	cfg.Providers = []ProviderConfig{
 		{Name: "local", BaseURL: "http://127.0.0.1:8000/v1/", APIKeyEnv: "LOCAL_KEY"},
 		{Name: "spare", BaseURL: "http://127.0.0.1:9000/v1"},
 	}
-	cfg.Models = []config.InferenceModel{
-		{ID: "llama", Upstreams: []config.InferenceUpstream{{Provider: "local", Model: "llama-3.1-8b"}, {Provider: "spare"}},
-			Prices: config.InferencePrices{InputPerMillion: 0.2, OutputPerMillion: 0.6, CachedInputPerMillion: &cached}},
-		{ID: "old", Upstreams: []config.InferenceUpstream{{Provider: "spare"}}, Status: config.ModelRetired},
-		{ID: "legacy", Upstreams: []config.InferenceUpstream{{Provider: "spare"}}, Status: config.ModelDeprecated, OwnedBy: "acme", Created: 7},
+	cfg.Models = []ModelConfig{
+		{ID: "llama", Upstreams: []UpstreamConfig{{Provider: "local", Model: "llama-3.1-8b"}, {Provider: "spare"}},
+			Prices: Prices{InputPerMillion: 0.2, OutputPerMillion: 0.6, CachedInputPerMillion: &cached}},
+		{ID: "old", Upstreams: []UpstreamConfig{{Provider: "spare"}}, Status: StatusRetired},
+		{ID: "legacy", Upstreams: []UpstreamConfig{{Provider: "spare"}}, Status: StatusDeprecated, OwnedBy: "acme", Created: 7},
 	}
 	return cfg
 }
 
 func TestNew(t *testing.T) {
-	c, err := New(testConfig(), func(k string) string { return map[string]string{"LOCAL_KEY": "sk-local"}[k] })
+	c, err := newCatalog(func(k string) string { return map[string]string{"LOCAL_KEY": "sk-local"}[k] })
 	if err != nil {
 		t.Fatal(err)
 	}
 	m, ok := c.Lookup("llama")
-	if !ok || m.Status != config.ModelActive || m.OwnedBy != "system" {
+	if !ok || m.Status != StatusActive || m.OwnedBy != "system" {
 		t.Fatalf("llama = %+v, %v", m, ok)
 	}
 	tests := []struct {
@@ -64,14 +68,21 @@ func TestNew(t *testing.T) {
 }
 
 func TestNewRefusesAMissingKey(t *testing.T) {
-	_, err := New(testConfig(), func(string) string { return "" })
+	_, err := newCatalog(func(string) string { return "" })
 	if err == nil || !strings.Contains(err.Error(), "inference.providers[0].api_key_env") || !strings.Contains(err.Error(), "LOCAL_KEY") {
 		t.Fatalf("err = %v, want it to name the setting and the variable", err)
+	}
+	c, err := newCatalog(nil)
+	if err != nil {
+		t.Fatalf("a catalog that reads no keys (pricing only) = %v", err)
+	}
+	if m, _ := c.Lookup("llama"); m.Upstreams[0].Provider.APIKey() != "" {
+		t.Fatal("a key was read without getenv")
 	}
 }
 
 func TestProviderKeyStaysOutOfLogs(t *testing.T) {
-	c, err := New(testConfig(), func(string) string { return "sk-secret" })
+	c, err := newCatalog(func(string) string { return "sk-secret" })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +95,7 @@ func TestProviderKeyStaysOutOfLogs(t *testing.T) {
 }
 
 func TestPrices(t *testing.T) {
-	c, err := New(testConfig(), func(string) string { return "k" })
+	c, err := newCatalog(func(string) string { return "k" })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,3 +114,11 @@ func TestPrices(t *testing.T) {
 }
 
 func near(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Abs(b) }
+
+func newCatalog(getenv func(string) string) (*Catalog, error) {
+	cfg := newTestConfig()
+	if errs := Validate(cfg.Providers, cfg.Models); len(errs) > 0 {
+		panic(errs)
+	}
+	return New(cfg.Providers, cfg.Models, getenv)
+}
