@@ -21,6 +21,7 @@ import (
 
 	"github.com/weftdev/weft/auth"
 	"github.com/weftdev/weft/config"
+	"github.com/weftdev/weft/inference"
 	"github.com/weftdev/weft/internal/httpapi"
 	"github.com/weftdev/weft/internal/telemetry"
 	"github.com/weftdev/weft/pricing"
@@ -49,6 +50,8 @@ type Server struct {
 	grpcLn   net.Listener
 	prices   *pricing.Table
 	feedback *queryapi.FeedbackAPI
+	// gateway is the inference gateway; nil in a process without ingest.
+	gateway  *inference.Gateway
 	procDone chan error
 	stopProc context.CancelFunc
 }
@@ -85,6 +88,9 @@ func (s *Server) build(ctx context.Context) error {
 	}
 	if err := s.write.start(ctx); err != nil {
 		return err
+	}
+	if err := s.buildInference(ctx); err != nil {
+		return errors.Join(err, s.write.shutdown(ctx))
 	}
 	verifier := auth.StoreVerifier{Store: s.keys}
 	grpcLimits := grpcLimits(s.cfg.Connections).ServerOptions()
