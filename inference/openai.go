@@ -52,13 +52,15 @@ func (g *Gateway) openChat(r *http.Request) (*exchange, map[string]json.RawMessa
 
 func (g *Gateway) serveChat(w http.ResponseWriter, r *http.Request, ex *exchange, fields map[string]json.RawMessage) {
 	req, model, release, e := g.admit(ex, fields)
+	if !ex.untraced {
+		w.Header().Set(callIDHeader, ex.callID)
+	}
 	if e != nil {
 		ex.fail(e)
 		e.write(w)
 		return
 	}
 	defer release()
-	w.Header().Set(callIDHeader, ex.callID)
 	g.extendWriteDeadline(w, model)
 	ans, e := g.dial(r.Context(), ex, model, req)
 	if e != nil {

@@ -98,7 +98,7 @@ func (g *Gateway) streamBroke(ex *exchange, ans *answer, err error, out sink) {
 	}
 	var e *apiError
 	switch {
-	case ans.idle.fired.Load():
+	case ans.idle.hasFired():
 		e = badGateway(0, "The upstream sent nothing for inference.stream_idle_timeout (%s)", g.cfg.StreamIdleTimeout)
 	case errors.Is(err, sse.ErrTooLarge):
 		e = badGateway(0, "The upstream sent an event larger than inference.max_response_bytes")

@@ -92,26 +92,33 @@ func (c *upstreamClient) try(ctx context.Context, up catalog.Upstream, body []by
 		timeout = up.Provider.Timeout
 	}
 	actx, cancel := context.WithTimeout(ctx, timeout)
+	var idle *idleTimer
+	if stream {
+		// A stream's silence is bounded from the start, headers included.
+		idle = newIdleTimer(c.idle, cancel)
+	}
 	resp, err := c.http.Do(newUpstreamRequest(actx, up, body, stream))
 	if err != nil {
+		idle.stop()
 		cancel()
-		return nil, &failure{message: describe(actx, err, timeout)}
+		return nil, &failure{message: c.describe(actx, idle, err, timeout)}
 	}
+	ans := &answer{upstream: up, status: resp.StatusCode, cancel: cancel, idle: idle}
 	if !passesThrough(resp.StatusCode) {
 		msg := errorMessage(resp.Body)
 		_ = resp.Body.Close()
-		cancel()
+		ans.close()
 		return nil, &failure{status: resp.StatusCode, message: msg}
 	}
-	ans := &answer{upstream: up, status: resp.StatusCode, cancel: cancel}
 	if stream && resp.StatusCode == http.StatusOK {
 		return c.openStream(actx, ans, resp, timeout)
 	}
 	defer resp.Body.Close()
 	if ans.body, err = readBounded(resp.Body, c.maxResponse); err != nil {
-		cancel()
-		return nil, &failure{message: "reading the answer: " + describe(actx, err, timeout)}
+		ans.close()
+		return nil, &failure{message: "reading the answer: " + c.describe(actx, idle, err, timeout)}
 	}
+	idle.stop()
 	return ans, nil
 }
 
@@ -136,26 +143,24 @@ func newUpstreamRequest(ctx context.Context, up catalog.Upstream, body []byte, s
 func (c *upstreamClient) openStream(ctx context.Context, ans *answer, resp *http.Response, timeout time.Duration) (*answer, *failure) {
 	if ct := resp.Header.Get("Content-Type"); !strings.HasPrefix(ct, "text/event-stream") {
 		_ = resp.Body.Close()
-		ans.cancel()
+		ans.close()
 		return nil, &failure{message: fmt.Sprintf("asked to stream, answered Content-Type %q instead of text/event-stream", ct)}
 	}
-	ans.idle = newIdleTimer(c.idle, ans.cancel)
 	br := bufio.NewReaderSize(resp.Body, 8<<10)
 	if _, err := br.Peek(1); err != nil {
 		_ = resp.Body.Close()
-		ans.idle.stop()
-		ans.cancel()
-		if ans.idle.fired.Load() {
-			return nil, &failure{message: fmt.Sprintf("sent nothing for inference.stream_idle_timeout (%s)", c.idle)}
-		}
-		return nil, &failure{message: "the stream ended before its first byte: " + describe(ctx, err, timeout)}
+		ans.close()
+		return nil, &failure{message: "the stream ended before its first byte: " + c.describe(ctx, ans.idle, err, timeout)}
 	}
 	ans.stream, ans.closer = br, resp.Body
 	return ans, nil
 }
 
 // describe words a transport error, naming the setting behind a timeout.
-func describe(ctx context.Context, err error, timeout time.Duration) string {
+func (c *upstreamClient) describe(ctx context.Context, idle *idleTimer, err error, timeout time.Duration) string {
+	if idle.hasFired() {
+		return fmt.Sprintf("sent nothing for inference.stream_idle_timeout (%s)", c.idle)
+	}
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		return fmt.Sprintf("no answer within the timeout (%s; inference.timeout or the provider's timeout)", timeout)
 	}
@@ -204,5 +209,17 @@ func newIdleTimer(d time.Duration, cancel context.CancelFunc) *idleTimer {
 	return it
 }
 
-func (it *idleTimer) reset() { it.t.Reset(it.d) }
-func (it *idleTimer) stop()  { it.t.Stop() }
+// The methods accept a nil timer: unstreamed answers have none.
+func (it *idleTimer) reset() {
+	if it != nil {
+		it.t.Reset(it.d)
+	}
+}
+
+func (it *idleTimer) stop() {
+	if it != nil {
+		it.t.Stop()
+	}
+}
+
+func (it *idleTimer) hasFired() bool { return it != nil && it.fired.Load() }

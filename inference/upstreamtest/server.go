@@ -117,7 +117,11 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) answer(w http.ResponseWriter, r *http.Request, req *request) {
 	if status, ok := failStatus(req.model); ok {
-		writeError(w, status, "upstream failure "+req.model, "server_error", "")
+		typ := "server_error"
+		if status < 500 {
+			typ = "invalid_request_error"
+		}
+		writeError(w, status, "upstream failure "+req.model, typ, "")
 		return
 	}
 	if strings.HasPrefix(req.model, "slow") {

@@ -32,6 +32,9 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, req *request) {
 	deltas, finish := req.deltas()
 	switch req.model {
 	case "silent":
+		if flusher != nil {
+			flusher.Flush()
+		}
 		<-r.Context().Done()
 		s.canceled.Add(1)
 		return
