@@ -1,0 +1,313 @@
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+	"github.com/openai/openai-go/v3/shared"
+
+	"github.com/weftdev/weft/inference/upstreamtest"
+)
+
+// llamaID is the catalog model most cases use; its price is per million.
+const (
+	llamaID    = "meta-llama/Llama-3.1-8B-Instruct"
+	llamaPrice = 0.22
+	sdkProject = "acme/sdk"
+)
+
+// gatewayConfig is a weft config whose providers are the fake upstream
+// (twice: once with a short timeout) and an address nothing listens on.
+func gatewayConfig(t *testing.T, upstream string) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dead := ln.Addr().String()
+	_ = ln.Close()
+	cfg := fmt.Sprintf(`
+inference:
+  retry_after: 1s
+  stream_idle_timeout: 2s
+  project_concurrency: {acme/limited: 1}
+  providers:
+    - {name: local, base_url: %[1]q, api_key_env: WEFT_E2E_LLM_KEY}
+    - {name: impatient, base_url: %[1]q, api_key_env: WEFT_E2E_LLM_KEY, timeout: 100ms}
+    - {name: down, base_url: "http://%[2]s/v1"}
+  models:
+    - id: %[3]s
+      upstreams: [{provider: local, model: llama-3.1-8b}]
+      prices: {input_per_million: %[4]g, output_per_million: %[4]g}
+    - {id: gateway/failover, upstreams: [{provider: down, model: echo}, {provider: local, model: fail-500}, {provider: local, model: echo-spare}]}
+    - {id: gateway/broken, upstreams: [{provider: local, model: fail-502}]}
+    - {id: gateway/slow, upstreams: [{provider: local, model: slow}]}
+    - {id: gateway/too-slow, upstreams: [{provider: impatient, model: slow}]}
+    - {id: gateway/midstream, upstreams: [{provider: local, model: midstream-error}]}
+    - {id: gateway/hold, upstreams: [{provider: local, model: hold}]}
+    - {id: gateway/retired, status: retired, upstreams: [{provider: local}]}
+`, upstream, dead, llamaID, llamaPrice)
+	path := filepath.Join(t.TempDir(), "weft.yaml")
+	if err := os.WriteFile(path, []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// gateway is a running weft with the gateway in front of a fake upstream.
+type gateway struct {
+	weft *process
+	up   *upstreamtest.Server
+	key  string // a member key of acme
+}
+
+func startGateway(t *testing.T) *gateway {
+	t.Helper()
+	up := upstreamtest.New(upstreamtest.Options{Key: "sk-e2e-upstream", Delay: 300 * time.Millisecond, HoldInterval: 50 * time.Millisecond})
+	t.Cleanup(up.Close)
+	t.Setenv("WEFT_E2E_LLM_KEY", "sk-e2e-upstream")
+	dir := t.TempDir()
+	p := startWeft(t, dir, "--config", gatewayConfig(t, up.BaseURL()))
+	out, err := exec.Command(binary(t), "keys", "create", "--data-dir", dir, "--entity", "acme").Output()
+	if err != nil {
+		t.Fatalf("keys create: %v", err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	g := &gateway{weft: p, up: up, key: lines[len(lines)-1]}
+	eventually(t, func() bool {
+		_, err := g.client(0).Models.List(context.Background())
+		return err == nil
+	})
+	return g
+}
+
+// client is an openai-go client pointed at weft's /v1 with the member key.
+func (g *gateway) client(retries int, opts ...option.RequestOption) *openai.Client {
+	c := openai.NewClient(append([]option.RequestOption{option.WithBaseURL(g.weft.URL + "/v1"), option.WithAPIKey(g.key),
+		option.WithMaxRetries(retries), option.WithHeader("Service-Project", sdkProject)}, opts...)...)
+	return &c
+}
+
+func userMessage(model, text string) openai.ChatCompletionNewParams {
+	return openai.ChatCompletionNewParams{Model: model, Messages: []openai.ChatCompletionMessageParamUnion{openai.UserMessage(text)}}
+}
+
+// TestInferenceWithOpenAIGoSDK drives the gateway with the official Go
+// SDK and reads the calls it left back through the calls API.
+func TestInferenceWithOpenAIGoSDK(t *testing.T) {
+	g := startGateway(t)
+	ctx := context.Background()
+	c := g.client(2)
+	var ids []string
+	t.Run("models", func(t *testing.T) {
+		page, err := c.Models.List(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, m := range page.Data {
+			got = append(got, m.ID+"/"+m.OwnedBy)
+		}
+		if len(got) != 7 || got[0] != llamaID+"/system" || strings.Contains(strings.Join(got, ","), "retired") {
+			t.Fatalf("models %v", got)
+		}
+	})
+	t.Run("plain", func(t *testing.T) { ids = append(ids, checkPlain(t, c)) })
+	t.Run("stream", func(t *testing.T) { ids = append(ids, checkStream(t, c, false), checkStream(t, c, true)) })
+	t.Run("tools", func(t *testing.T) { ids = append(ids, checkTools(t, c)) })
+	t.Run("json mode", func(t *testing.T) { ids = append(ids, checkJSONMode(t, c)) })
+	t.Run("slow upstream within the timeout", func(t *testing.T) {
+		if _, err := c.Chat.Completions.New(ctx, userMessage("gateway/slow", "wait")); err != nil {
+			t.Fatal(err)
+		}
+	})
+	t.Run("failover", func(t *testing.T) {
+		resp, err := c.Chat.Completions.New(ctx, userMessage("gateway/failover", "anyone there"))
+		if err != nil || resp.Model != "echo-spare" || resp.Choices[0].Message.Content != "echo: anyone there" {
+			t.Fatalf("failover answer %+v, %v", resp, err)
+		}
+	})
+	t.Run("errors", func(t *testing.T) { checkSDKErrors(t, g) })
+	t.Run("calls with usage and costs", func(t *testing.T) { checkCallsAndCosts(t, g, ids) })
+}
+
+func checkPlain(t *testing.T, c *openai.Client) string {
+	t.Helper()
+	var httpResp *http.Response
+	resp, err := c.Chat.Completions.New(context.Background(), userMessage(llamaID, "how are you"), option.WithResponseInto(&httpResp))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.Choices[0].Message.Content != "echo: how are you" || resp.Usage.PromptTokens != 3 || resp.Usage.CompletionTokens != 4 {
+		t.Fatalf("answer %+v", resp)
+	}
+	return httpResp.Header.Get("X-Weft-Call-Id")
+}
+
+func checkStream(t *testing.T, c *openai.Client, includeUsage bool) string {
+	t.Helper()
+	params := userMessage(llamaID, "stream this please")
+	if includeUsage {
+		params.StreamOptions = openai.ChatCompletionStreamOptionsParam{IncludeUsage: openai.Bool(true)}
+	}
+	var httpResp *http.Response
+	stream := c.Chat.Completions.NewStreaming(context.Background(), params, option.WithResponseInto(&httpResp))
+	acc := openai.ChatCompletionAccumulator{}
+	for stream.Next() {
+		acc.AddChunk(stream.Current())
+	}
+	if err := stream.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if got := acc.Choices[0].Message.Content; got != "echo: stream this please" {
+		t.Fatalf("streamed content %q", got)
+	}
+	if got := acc.Usage.TotalTokens; (got == 7) != includeUsage {
+		t.Fatalf("include_usage=%v: the client saw usage total %d", includeUsage, got)
+	}
+	return httpResp.Header.Get("X-Weft-Call-Id")
+}
+
+func checkTools(t *testing.T, c *openai.Client) string {
+	t.Helper()
+	params := userMessage(llamaID, "weather in Oslo")
+	params.Tools = []openai.ChatCompletionToolUnionParam{openai.ChatCompletionFunctionTool(shared.FunctionDefinitionParam{
+		Name: "get_weather", Parameters: shared.FunctionParameters{"type": "object", "properties": map[string]any{"input": map[string]any{"type": "string"}}}})}
+	var httpResp *http.Response
+	resp, err := c.Chat.Completions.New(context.Background(), params, option.WithResponseInto(&httpResp))
+	if err != nil {
+		t.Fatal(err)
+	}
+	calls := resp.Choices[0].Message.ToolCalls
+	if resp.Choices[0].FinishReason != "tool_calls" || len(calls) != 1 || calls[0].Function.Name != "get_weather" ||
+		calls[0].Function.Arguments != `{"input":"weather in Oslo"}` {
+		t.Fatalf("tool call %+v", resp.Choices[0])
+	}
+	return httpResp.Header.Get("X-Weft-Call-Id")
+}
+
+func checkJSONMode(t *testing.T, c *openai.Client) string {
+	t.Helper()
+	params := userMessage(llamaID, "as json")
+	params.ResponseFormat = openai.ChatCompletionNewParamsResponseFormatUnion{OfJSONObject: &shared.ResponseFormatJSONObjectParam{}}
+	var httpResp *http.Response
+	resp, err := c.Chat.Completions.New(context.Background(), params, option.WithResponseInto(&httpResp))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var obj map[string]string
+	if err := json.Unmarshal([]byte(resp.Choices[0].Message.Content), &obj); err != nil || obj["echo"] != "as json" {
+		t.Fatalf("JSON mode content %q: %v", resp.Choices[0].Message.Content, err)
+	}
+	return httpResp.Header.Get("X-Weft-Call-Id")
+}
+
+// checkSDKErrors: each failure reaches the SDK as an *openai.Error with
+// the status and code a client can act on.
+func checkSDKErrors(t *testing.T, g *gateway) {
+	ctx := context.Background()
+	tests := []struct {
+		name   string
+		client *openai.Client
+		model  string
+		status int
+		code   string
+	}{
+		{"unknown model", g.client(0), "gpt-nope", 404, "model_not_found"},
+		{"retired model", g.client(0), "gateway/retired", 404, "model_not_found"},
+		{"wrong key", g.client(0, option.WithAPIKey("weft-wrong")), llamaID, 401, "invalid_api_key"},
+		{"other team's project", g.client(0, option.WithHeader("Service-Project", "rival/x")), llamaID, 401, "invalid_api_key"},
+		{"upstream error", g.client(0), "gateway/broken", 502, "upstream_error"},
+		{"upstream too slow", g.client(0), "gateway/too-slow", 503, "engine_overloaded"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := tc.client.Chat.Completions.New(ctx, userMessage(tc.model, "hi"))
+			var apiErr *openai.Error
+			if !errors.As(err, &apiErr) || apiErr.StatusCode != tc.status || apiErr.Code != tc.code {
+				t.Fatalf("err = %v, want status %d code %s", err, tc.status, tc.code)
+			}
+		})
+	}
+	t.Run("error mid-stream", func(t *testing.T) {
+		stream := g.client(0).Chat.Completions.NewStreaming(ctx, userMessage("gateway/midstream", "hi"))
+		for stream.Next() {
+		}
+		if err := stream.Err(); err == nil || !strings.Contains(err.Error(), "upstream exploded") {
+			t.Fatalf("stream error %v", err)
+		}
+	})
+	t.Run("concurrency limit", func(t *testing.T) { checkConcurrencyLimit(t, g) })
+}
+
+func checkConcurrencyLimit(t *testing.T, g *gateway) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	limited := option.WithHeader("Service-Project", "acme/limited")
+	held := g.client(0, limited).Chat.Completions.NewStreaming(ctx, userMessage("gateway/hold", "hold on"))
+	if !held.Next() {
+		t.Fatalf("held stream: %v", held.Err())
+	}
+	_, err := g.client(0, limited).Chat.Completions.New(context.Background(), userMessage(llamaID, "me too"))
+	var apiErr *openai.Error
+	if !errors.As(err, &apiErr) || apiErr.StatusCode != 429 || apiErr.Response.Header.Get("Retry-After") != "1" {
+		t.Fatalf("second request in a project at its limit: %v", err)
+	}
+	cancel()
+	_ = held.Close()
+	// The SDK retries a 429 after its Retry-After; by then the slot is free.
+	if _, err := g.client(3, limited).Chat.Completions.New(context.Background(), userMessage(llamaID, "now?")); err != nil {
+		t.Fatalf("after the stream ended: %v", err)
+	}
+}
+
+// checkCallsAndCosts reads each call back through the calls API, with
+// the usage the gateway captured and the catalog's price applied.
+func checkCallsAndCosts(t *testing.T, g *gateway, ids []string) {
+	c := newClient(t, g.weft.URL, g.key)
+	for _, id := range ids {
+		var read struct {
+			Call struct {
+				OpName  string          `json:"op_name"`
+				Summary json.RawMessage `json:"summary"`
+			} `json:"call"`
+		}
+		eventually(t, func() bool {
+			status, body := c.post("/call/read", map[string]any{"project_id": sdkProject, "id": id, "include_costs": true})
+			return status == http.StatusOK && json.Unmarshal(body, &read) == nil && read.Call.OpName != ""
+		})
+		var s struct {
+			Usage map[string]struct {
+				Requests int64 `json:"requests"`
+			} `json:"usage"`
+			Weave struct {
+				Costs map[string]struct {
+					PromptTokens          int64   `json:"prompt_tokens"`
+					PromptTokensTotalCost float64 `json:"prompt_tokens_total_cost"`
+					CompletionTotalCost   float64 `json:"completion_tokens_total_cost"`
+				} `json:"costs"`
+			} `json:"weave"`
+		}
+		if err := json.Unmarshal(read.Call.Summary, &s); err != nil {
+			t.Fatal(err)
+		}
+		cost := s.Weave.Costs[llamaID]
+		want := float64(cost.PromptTokens) * llamaPrice / 1e6
+		if read.Call.OpName != "openai.chat.completions.create" || s.Usage[llamaID].Requests != 1 || cost.PromptTokens == 0 || math.Abs(cost.PromptTokensTotalCost-want) > 1e-12 || cost.CompletionTotalCost <= 0 {
+			t.Errorf("call %s: op %s, summary %s", id, read.Call.OpName, read.Call.Summary)
+		}
+	}
+}
