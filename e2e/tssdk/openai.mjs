@@ -57,6 +57,8 @@ await plain('tools', {
   tools: [{ type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: { input: { type: 'string' } } } } }],
 });
 await plain('json', { model, messages: messages('as json'), response_format: { type: 'json_object' } });
+await plain('failover', { model: env('WEFT_FAILOVER_MODEL'), messages: messages('first one down') });
+await plain('slow', { model: env('WEFT_SLOW_MODEL'), messages: messages('take your time') });
 await streamed('streamWithUsage', { model, messages: messages('count the words'), stream_options: { include_usage: true } });
 await streamed('streamNoUsage', { model, messages: messages('count the words') });
 await failing('unknownModel', () => client.chat.completions.create({ model: 'gpt-nope', messages: messages('hi') }));

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"log/slog"
 	"math"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -33,6 +34,7 @@ const (
 type openaiResult struct {
 	Models                         []map[string]any
 	Plain, Tools, JSON             plainAnswer
+	Failover, Slow                 plainAnswer
 	StreamWithUsage, StreamNoUsage streamAnswer
 	Errors                         map[string]struct {
 		Status  int
@@ -98,17 +100,20 @@ func requireOpenAINode(t *testing.T) string {
 // and returns its URL and a member key of acme.
 func startGatewayWeft(t *testing.T) (url, key string) {
 	t.Helper()
-	up := upstreamtest.New(upstreamtest.Options{Key: "sk-node-upstream"})
+	up := upstreamtest.New(upstreamtest.Options{Key: "sk-node-upstream", Delay: 200 * time.Millisecond})
 	t.Cleanup(up.Close)
 	t.Setenv("WEFT_TSSDK_LLM_KEY", "sk-node-upstream")
 	cfg := config.Default()
 	cfg.DataDir = t.TempDir()
-	cfg.Inference.Providers = []catalog.ProviderConfig{{Name: "fake", BaseURL: up.BaseURL(), APIKeyEnv: "WEFT_TSSDK_LLM_KEY"}}
+	cfg.Inference.Providers = []catalog.ProviderConfig{{Name: "fake", BaseURL: up.BaseURL(), APIKeyEnv: "WEFT_TSSDK_LLM_KEY"},
+		{Name: "down", BaseURL: deadURL(t)}}
 	cfg.Inference.Models = []catalog.ModelConfig{
 		{ID: gatewayModel, Upstreams: []catalog.UpstreamConfig{{Provider: "fake", Model: "echo"}},
 			Prices: catalog.Prices{InputPerMillion: gatewayPrice, OutputPerMillion: gatewayPrice}},
 		{ID: "broken", Upstreams: []catalog.UpstreamConfig{{Provider: "fake", Model: "fail-500"}}},
 		{ID: "midstream", Upstreams: []catalog.UpstreamConfig{{Provider: "fake", Model: "midstream-error"}}},
+		{ID: "failover", Upstreams: []catalog.UpstreamConfig{{Provider: "down", Model: "echo"}, {Provider: "fake", Model: "echo-spare"}}},
+		{ID: "slow", Upstreams: []catalog.UpstreamConfig{{Provider: "fake", Model: "slow"}}},
 	}
 	if err := cfg.Validate(); err != nil {
 		t.Fatal(err)
@@ -146,7 +151,7 @@ func runOpenAIScript(t *testing.T, node, url, key string) (openaiResult, []byte)
 	cmd.Dir = work
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + work, "WEFT_BASE_URL=" + url + "/v1", "WEFT_API_KEY=" + key,
 		"WEFT_PROJECT=" + gatewayProject, "WEFT_MODEL=" + gatewayModel, "WEFT_BROKEN_MODEL=broken",
-		"WEFT_MIDSTREAM_MODEL=midstream", "WEFT_RESULT_FILE=" + resultFile}
+		"WEFT_MIDSTREAM_MODEL=midstream", "WEFT_FAILOVER_MODEL=failover", "WEFT_SLOW_MODEL=slow", "WEFT_RESULT_FILE=" + resultFile}
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
@@ -165,7 +170,7 @@ func runOpenAIScript(t *testing.T, node, url, key string) (openaiResult, []byte)
 
 func checkNodeAnswers(t *testing.T, res openaiResult, raw []byte) {
 	t.Helper()
-	if len(res.Models) != 3 || res.Models[0]["id"] != gatewayModel || res.Models[0]["root"] != gatewayModel || res.Models[0]["owned_by"] != "system" {
+	if len(res.Models) != 5 || res.Models[0]["id"] != gatewayModel || res.Models[0]["root"] != gatewayModel || res.Models[0]["owned_by"] != "system" {
 		t.Errorf("models %v", res.Models)
 	}
 	if c := res.Plain.Message.Content; c == nil || *c != "echo: hello from node" || res.Plain.Usage.TotalTokens != 7 {
@@ -174,6 +179,11 @@ func checkNodeAnswers(t *testing.T, res openaiResult, raw []byte) {
 	if tc := res.Tools.Message.ToolCalls; res.Tools.Finish != "tool_calls" || len(tc) != 1 || tc[0].Function.Name != "get_weather" ||
 		tc[0].Function.Arguments != `{"input":"weather in Bergen"}` {
 		t.Errorf("tool call: %s", raw)
+	}
+	for name, a := range map[string]plainAnswer{"failover": res.Failover, "slow upstream": res.Slow} {
+		if c := a.Message.Content; c == nil || !strings.HasPrefix(*c, "echo: ") || a.CallID == "" {
+			t.Errorf("%s: %s", name, raw)
+		}
 	}
 	var obj map[string]string
 	if c := res.JSON.Message.Content; c == nil || json.Unmarshal([]byte(*c), &obj) != nil || obj["echo"] != "as json" {
@@ -245,4 +255,16 @@ func checkNodeCall(t *testing.T, c *client, id string) {
 		math.Abs(cost.PromptTokensTotalCost-float64(cost.PromptTokens)*gatewayPrice/1e6) > 1e-15 {
 		t.Errorf("call %s: %+v", id, read.Call)
 	}
+}
+
+// deadURL is an address nothing listens on.
+func deadURL(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	_ = ln.Close()
+	return "http://" + addr + "/v1"
 }
