@@ -96,8 +96,7 @@ func (req *chatRequest) upstreamBody(model string) []byte {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		name, _ := json.Marshal(k) // a string: cannot fail
-		b.Write(name)
+		writeJSONString(&b, k)
 		b.WriteByte(':')
 		b.Write(req.upstreamValue(k, model))
 	}
@@ -111,8 +110,11 @@ func (req *chatRequest) upstreamValue(key, model string) []byte {
 		v, _ := json.Marshal(model)
 		return v
 	case key == "stream_options" && req.stream:
-		opts := map[string]json.RawMessage{}
+		var opts map[string]json.RawMessage
 		_ = json.Unmarshal(req.fields[key], &opts) // validated, or absent or null
+		if opts == nil {
+			opts = map[string]json.RawMessage{}
+		}
 		opts["include_usage"] = json.RawMessage("true")
 		v, _ := json.Marshal(opts)
 		return v
@@ -146,4 +148,19 @@ func (g *Gateway) readBody(r *http.Request) ([]byte, *apiError) {
 		return nil, invalidRequest(fe.Field, "%s", fe.Error())
 	}
 	return nil, invalidRequest("", "reading the request body: %v", err)
+}
+
+// writeJSONString writes s as a JSON string; member names are almost
+// always plain ASCII, which needs no escaping and no encoder.
+func writeJSONString(b *bytes.Buffer, s string) {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			quoted, _ := json.Marshal(s) // a string: cannot fail
+			b.Write(quoted)
+			return
+		}
+	}
+	b.WriteByte('"')
+	b.WriteString(s)
+	b.WriteByte('"')
 }

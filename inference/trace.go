@@ -82,24 +82,30 @@ func (ex *exchange) call(ended time.Time) storage.Call {
 
 func ptr[T any](v T) *T { return &v }
 
+// inferenceAttributes is attributes.inference of a traced call.
+type inferenceAttributes struct {
+	Endpoint        string    `json:"endpoint"`
+	Model           string    `json:"model"`
+	Stream          bool      `json:"stream"`
+	StatusCode      int       `json:"status_code"`
+	Provider        string    `json:"provider,omitempty"`
+	UpstreamModel   string    `json:"upstream_model,omitempty"`
+	Attempts        []attempt `json:"attempts,omitempty"`
+	TTFTMillis      float64   `json:"time_to_first_token_ms,omitempty"`
+	OutputTruncated bool      `json:"output_truncated,omitempty"`
+	ClientClosed    bool      `json:"client_closed,omitempty"`
+}
+
 func (ex *exchange) attributes() json.RawMessage {
-	a := map[string]any{"endpoint": ex.endpoint, "stream": ex.stream, "status_code": ex.status, "model": ex.modelID}
+	a := inferenceAttributes{Endpoint: ex.endpoint, Model: ex.modelID, Stream: ex.stream, StatusCode: ex.status,
+		Attempts: ex.attempts, TTFTMillis: float64(ex.firstByte.Microseconds()) / 1000,
+		OutputTruncated: ex.truncatedOutput, ClientClosed: ex.clientClosedEarly}
 	if ex.served != nil {
-		a["provider"], a["upstream_model"] = ex.served.Provider.Name, ex.served.Model
+		a.Provider, a.UpstreamModel = ex.served.Provider.Name, ex.served.Model
 	}
-	if len(ex.attempts) > 0 {
-		a["attempts"] = ex.attempts
-	}
-	if ex.firstByte > 0 {
-		a["time_to_first_token_ms"] = float64(ex.firstByte.Microseconds()) / 1000
-	}
-	if ex.truncatedOutput {
-		a["output_truncated"] = true
-	}
-	if ex.clientClosedEarly {
-		a["client_closed"] = true
-	}
-	b, _ := json.Marshal(map[string]any{"inference": a}) // plain values: cannot fail
+	b, _ := json.Marshal(struct {
+		Inference inferenceAttributes `json:"inference"`
+	}{a}) // plain values: cannot fail
 	return b
 }
 
