@@ -16,10 +16,11 @@ import (
 // sink is where a relayed stream goes: server-sent events for /v1, JSON
 // lines for the trace API.
 type sink interface {
-	open() error                 // the 200 and its headers
-	event(ev sse.Event) error    // one upstream event, as it came
-	fail(e *apiError) error      // an error after the stream began
-	done() error                 // the end of a complete stream
+	open() error                 // the 200 and its headers, sent
+	event(ev sse.Event) error    // one upstream event, as it came, buffered
+	flush() error                // sends what is buffered
+	fail(e *apiError) error      // an error after the stream began, sent
+	done() error                 // the end of a complete stream, sent
 	clientGone() <-chan struct{} // closed when the client went away
 }
 
@@ -45,6 +46,10 @@ func (g *Gateway) relayStream(ex *exchange, req *chatRequest, ans *answer, out s
 		}
 		ans.idle.reset()
 		stop, err := g.relayEvent(ex, req, asm, ev, out)
+		if err == nil && (stop || !rd.Ready()) {
+			// Nothing more to send without waiting: send what is held.
+			err = out.flush()
+		}
 		if err != nil {
 			ex.clientClosedEarly = true
 			ex.fail(&apiError{status: ex.status, message: "the client closed the connection before the stream ended"})
@@ -141,7 +146,8 @@ func (s *streamWriter) flush() error {
 // sseSink writes a stream as server-sent events, OpenAI's format.
 type sseSink struct {
 	streamWriter
-	callID string
+	callID  string
+	scratch []byte // one event's wire form, reused
 }
 
 func newSSESink(w http.ResponseWriter, r *http.Request, callID string, grace time.Duration) *sseSink {
@@ -159,17 +165,26 @@ func (s *sseSink) open() error {
 }
 
 func (s *sseSink) event(ev sse.Event) error {
-	if err := sse.Write(s.w, ev); err != nil {
+	var err error
+	if s.scratch, err = sse.AppendEvent(s.scratch[:0], ev); err != nil {
 		return err
 	}
-	return s.flush()
+	_, err = s.w.Write(s.scratch)
+	return err
 }
 
 // fail sends the error as a data event with an error object: what the
 // openai clients raise as an API error once the status is already sent.
-func (s *sseSink) fail(e *apiError) error { return s.event(sse.Event{Data: e.body()}) }
+func (s *sseSink) fail(e *apiError) error { return s.send(sse.Event{Data: e.body()}) }
 
-func (s *sseSink) done() error { return s.event(sse.Event{Data: doneData}) }
+func (s *sseSink) done() error { return s.send(sse.Event{Data: doneData}) }
+
+func (s *sseSink) send(ev sse.Event) error {
+	if err := s.event(ev); err != nil {
+		return err
+	}
+	return s.flush()
+}
 
 // extendDeadline pushes the write deadline grace ahead, at most once a
 // second: a stream of small events need not touch it for each one.

@@ -146,7 +146,9 @@ func (c *upstreamClient) openStream(ctx context.Context, ans *answer, resp *http
 		ans.close()
 		return nil, &failure{message: fmt.Sprintf("asked to stream, answered Content-Type %q instead of text/event-stream", ct)}
 	}
-	br := bufio.NewReaderSize(resp.Body, 8<<10)
+	// Small: the transport buffers the connection already, and a stream
+	// holds this buffer for as long as it lasts.
+	br := bufio.NewReaderSize(resp.Body, 2<<10)
 	if _, err := br.Peek(1); err != nil {
 		_ = resp.Body.Close()
 		ans.close()

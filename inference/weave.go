@@ -206,10 +206,8 @@ func (s *jsonlSink) event(ev sse.Event) error {
 		return nil
 	}
 	b.WriteByte('\n')
-	if _, err := s.w.Write(b.Bytes()); err != nil {
-		return err
-	}
-	return s.flush()
+	_, err := s.w.Write(b.Bytes())
+	return err
 }
 
 func (s *jsonlSink) fail(e *apiError) error {

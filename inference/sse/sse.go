@@ -125,27 +125,42 @@ func (rd *Reader) readLine() ([]byte, error) {
 // Write writes ev to w: a comment line, or its name and data lines and
 // the blank line that dispatches it.
 func Write(w io.Writer, ev Event) error {
-	var b bytes.Buffer
-	b.Grow(len(ev.Data) + len(ev.Name) + 16)
+	b, err := AppendEvent(nil, ev)
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(b)
+	return err
+}
+
+// AppendEvent appends ev's wire form to dst, so a writer can reuse one
+// buffer for a whole stream.
+func AppendEvent(dst []byte, ev Event) ([]byte, error) {
 	if strings.ContainsAny(ev.Name, "\r\n") {
-		return fmt.Errorf("event name %q holds a line break", ev.Name)
+		return dst, fmt.Errorf("event name %q holds a line break", ev.Name)
 	}
 	prefix := "data: "
 	if ev.Comment {
 		prefix = ": "
 	} else if ev.Name != "" {
-		b.WriteString("event: ")
-		b.WriteString(ev.Name)
-		b.WriteByte('\n')
+		dst = append(dst, "event: "...)
+		dst = append(dst, ev.Name...)
+		dst = append(dst, '\n')
 	}
 	// Each line of Data gets its own prefix, so no payload can end the
 	// event early or start a field of its own.
 	for line := range bytes.SplitSeq(ev.Data, []byte("\n")) {
-		b.WriteString(prefix)
-		b.Write(bytes.TrimSuffix(line, []byte("\r")))
-		b.WriteByte('\n')
+		dst = append(dst, prefix...)
+		dst = append(dst, bytes.TrimSuffix(line, []byte("\r"))...)
+		dst = append(dst, '\n')
 	}
-	b.WriteByte('\n')
-	_, err := w.Write(b.Bytes())
-	return err
+	return append(dst, '\n'), nil
+}
+
+// Ready reports that a whole event is already buffered, so the next
+// Next will not wait on the stream: a relay can hold its flush until it
+// would.
+func (rd *Reader) Ready() bool {
+	b, _ := rd.r.Peek(rd.r.Buffered())
+	return bytes.Contains(b, []byte("\n\n")) || bytes.Contains(b, []byte("\n\r\n"))
 }

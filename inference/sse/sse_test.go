@@ -97,3 +97,24 @@ func TestWriteRoundTrip(t *testing.T) {
 		t.Fatal("a name with a line break was written")
 	}
 }
+
+func TestReady(t *testing.T) {
+	tests := []struct {
+		in   string
+		want bool
+	}{
+		{"data: a\n\ndata: b\n\n", true},
+		{"data: a\n\ndata: b\n", false},
+		{"data: a\r\n\r\ndata: b\r\n\r\n", true},
+		{"data: a\n\n", false},
+	}
+	for _, tc := range tests {
+		rd := NewReader(strings.NewReader(tc.in), 1024)
+		if _, err := rd.Next(); err != nil {
+			t.Fatal(err)
+		}
+		if got := rd.Ready(); got != tc.want {
+			t.Errorf("%q: Ready after the first event = %v, want %v", tc.in, got, tc.want)
+		}
+	}
+}
