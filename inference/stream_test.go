@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/weftdev/weft/storage"
 )
 
 // TestStreamUsageIsAlwaysCaptured streams with and without the client
@@ -49,21 +51,27 @@ func TestStreamUsageIsAlwaysCaptured(t *testing.T) {
 			if tc.opts != nil && opts["continuous_usage_stats"] == nil && tc.name == "client said no" {
 				t.Errorf("the client's other stream_options were dropped: %v", opts)
 			}
-			call := h.waitCall(resp.Header.Get(callIDHeader))
-			message, _ := field(t, call.Output, "choices").([]any)
-			if len(message) != 1 || field(t, mustJSON(message[0]), "message", "content") != tc.content {
-				t.Fatalf("traced output %s, want content %q", call.Output, tc.content)
-			}
-			if got := field(t, mustJSON(message[0]), "message", "reasoning") != nil; got != tc.reasoning {
-				t.Errorf("reasoning in the output = %v, want %v: %s", got, tc.reasoning, call.Output)
-			}
-			if u, _ := field(t, call.Summary, "usage", tc.model, "total_tokens").(float64); u != 7 {
-				t.Errorf("traced usage %s, want total_tokens 7", call.Summary)
-			}
-			if field(t, call.Attributes, "inference", "stream") != true {
-				t.Errorf("attributes %s, want stream true", call.Attributes)
-			}
+			checkStreamTrace(t, h.waitCall(resp.Header.Get(callIDHeader)), tc.model, tc.content, tc.reasoning)
 		})
+	}
+}
+
+// checkStreamTrace: a stream's call holds the completion its chunks add
+// up to and the usage the upstream was asked for.
+func checkStreamTrace(t *testing.T, call storage.Call, model, content string, reasoning bool) {
+	t.Helper()
+	choices, _ := field(t, call.Output, "choices").([]any)
+	if len(choices) != 1 || field(t, mustJSON(choices[0]), "message", "content") != content {
+		t.Fatalf("traced output %s, want content %q", call.Output, content)
+	}
+	if got := field(t, mustJSON(choices[0]), "message", "reasoning") != nil; got != reasoning {
+		t.Errorf("reasoning in the output = %v, want %v: %s", got, reasoning, call.Output)
+	}
+	if u, _ := field(t, call.Summary, "usage", model, "total_tokens").(float64); u != 7 {
+		t.Errorf("traced usage %s, want total_tokens 7", call.Summary)
+	}
+	if field(t, call.Attributes, "inference", "stream") != true {
+		t.Errorf("attributes %s, want stream true", call.Attributes)
 	}
 }
 

@@ -30,23 +30,7 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, req *request) {
 		}
 	}
 	deltas, finish := req.deltas()
-	switch req.model {
-	case "silent":
-		if flusher != nil {
-			flusher.Flush()
-		}
-		<-r.Context().Done()
-		s.canceled.Add(1)
-		return
-	case "hold":
-		s.hold(r, req, send, deltas[0])
-		return
-	case "midstream-error", "cut":
-		send([]any{choice(deltas[0], nil)}, nil)
-		send([]any{choice(deltas[1], nil)}, nil)
-		if req.model == "midstream-error" {
-			fmt.Fprint(w, "data: {\"error\":{\"message\":\"upstream exploded\",\"type\":\"server_error\",\"param\":null,\"code\":null}}\n\n")
-		}
+	if s.misbehave(w, r, req, send, deltas) {
 		return
 	}
 	for _, d := range deltas {
@@ -57,6 +41,30 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, req *request) {
 		send([]any{}, map[string]any{"usage": req.usage()})
 	}
 	fmt.Fprint(w, "data: [DONE]\n\n")
+}
+
+// misbehave plays the models that do not stream normally; false for the
+// others.
+func (s *Server) misbehave(w http.ResponseWriter, r *http.Request, req *request, send func([]any, map[string]any), deltas []map[string]any) bool {
+	switch req.model {
+	case "silent":
+		if f, ok := w.(http.Flusher); ok {
+			f.Flush()
+		}
+		<-r.Context().Done()
+		s.canceled.Add(1)
+	case "hold":
+		s.hold(r, req, send, deltas[0])
+	case "midstream-error", "cut":
+		send([]any{choice(deltas[0], nil)}, nil)
+		send([]any{choice(deltas[1], nil)}, nil)
+		if req.model == "midstream-error" {
+			fmt.Fprint(w, "data: {\"error\":{\"message\":\"upstream exploded\",\"type\":\"server_error\",\"param\":null,\"code\":null}}\n\n")
+		}
+	default:
+		return false
+	}
+	return true
 }
 
 // hold sends the first delta, then a keep-alive chunk every interval
