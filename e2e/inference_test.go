@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -31,12 +30,6 @@ const (
 // (twice: once with a short timeout) and an address nothing listens on.
 func gatewayConfig(t *testing.T, upstream string) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	dead := ln.Addr().String()
-	_ = ln.Close()
 	cfg := fmt.Sprintf(`
 inference:
   retry_after: 1s
@@ -45,7 +38,7 @@ inference:
   providers:
     - {name: local, base_url: %[1]q, api_key_env: WEFT_E2E_LLM_KEY}
     - {name: impatient, base_url: %[1]q, api_key_env: WEFT_E2E_LLM_KEY, timeout: 100ms}
-    - {name: down, base_url: "http://%[2]s/v1"}
+    - {name: down, base_url: %[2]q}
   models:
     - id: %[3]s
       upstreams: [{provider: local, model: llama-3.1-8b}]
@@ -57,7 +50,7 @@ inference:
     - {id: gateway/midstream, upstreams: [{provider: local, model: midstream-error}]}
     - {id: gateway/hold, upstreams: [{provider: local, model: hold}]}
     - {id: gateway/retired, status: retired, upstreams: [{provider: local}]}
-`, upstream, dead, llamaID, llamaPrice)
+`, upstream, upstreamtest.DeadURL(t), llamaID, llamaPrice)
 	path := filepath.Join(t.TempDir(), "weft.yaml")
 	if err := os.WriteFile(path, []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)

@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -83,17 +82,6 @@ func on(provider, upstreamModel string) catalog.UpstreamConfig {
 	return catalog.UpstreamConfig{Provider: provider, Model: upstreamModel}
 }
 
-// deadURL is an address nothing listens on.
-func deadURL(t *testing.T) string {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	_ = ln.Close()
-	return "http://" + addr + "/v1"
-}
-
 func testGatewayConfig(t *testing.T, up *upstreamtest.Server) Config {
 	cfg := DefaultConfig()
 	cfg.StreamIdleTimeout = 300 * time.Millisecond
@@ -103,7 +91,7 @@ func testGatewayConfig(t *testing.T, up *upstreamtest.Server) Config {
 	cfg.Providers = []catalog.ProviderConfig{
 		{Name: "up", BaseURL: up.BaseURL(), APIKeyEnv: "UP_KEY"},
 		{Name: "impatient", BaseURL: up.BaseURL(), APIKeyEnv: "UP_KEY", Timeout: 200 * time.Millisecond},
-		{Name: "down", BaseURL: deadURL(t)},
+		{Name: "down", BaseURL: upstreamtest.DeadURL(t)},
 	}
 	cfg.Models = []catalog.ModelConfig{
 		model("echo-model", "", on("up", "echo")),

@@ -4,11 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"log/slog"
 	"math"
-	"net"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,7 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/weftdev/weft/app"
 	"github.com/weftdev/weft/auth"
 	"github.com/weftdev/weft/config"
 	"github.com/weftdev/weft/inference/catalog"
@@ -70,7 +66,7 @@ type streamAnswer struct {
 // TestOpenAINodeClient drives the gateway with the official openai npm
 // package and checks what it saw and the calls it left behind.
 func TestOpenAINodeClient(t *testing.T) {
-	node := requireOpenAINode(t)
+	node := requireNodePackage(t, "openai", openaiVersion)
 	url, key := startGatewayWeft(t)
 	res, raw := runOpenAIScript(t, node, url, key)
 	checkNodeAnswers(t, res, raw)
@@ -79,21 +75,6 @@ func TestOpenAINodeClient(t *testing.T) {
 	for _, id := range []string{res.Plain.CallID, res.Tools.CallID, res.JSON.CallID, res.StreamWithUsage.CallID, res.StreamNoUsage.CallID} {
 		checkNodeCall(t, c, id)
 	}
-}
-
-func requireOpenAINode(t *testing.T) string {
-	t.Helper()
-	const fix = "run scripts/install-node-deps.sh from the repository root"
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Fatalf("node is not on PATH: %v; %s", err, fix)
-	}
-	raw, err := os.ReadFile(filepath.Join("node_modules", "openai", "package.json"))
-	var pkg struct{ Version string }
-	if err != nil || json.Unmarshal(raw, &pkg) != nil || pkg.Version != openaiVersion {
-		t.Fatalf("e2e/tssdk/node_modules has openai %q, want %s (%v); %s", pkg.Version, openaiVersion, err, fix)
-	}
-	return node
 }
 
 // startGatewayWeft serves a weft whose gateway fronts a fake upstream,
@@ -106,7 +87,7 @@ func startGatewayWeft(t *testing.T) (url, key string) {
 	cfg := config.Default()
 	cfg.DataDir = t.TempDir()
 	cfg.Inference.Providers = []catalog.ProviderConfig{{Name: "fake", BaseURL: up.BaseURL(), APIKeyEnv: "WEFT_TSSDK_LLM_KEY"},
-		{Name: "down", BaseURL: deadURL(t)}}
+		{Name: "down", BaseURL: upstreamtest.DeadURL(t)}}
 	cfg.Inference.Models = []catalog.ModelConfig{
 		{ID: gatewayModel, Upstreams: []catalog.UpstreamConfig{{Provider: "fake", Model: "echo"}},
 			Prices: catalog.Prices{InputPerMillion: gatewayPrice, OutputPerMillion: gatewayPrice}},
@@ -118,23 +99,8 @@ func startGatewayWeft(t *testing.T) (url, key string) {
 	if err := cfg.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	logs := &logBuffer{}
-	srv, err := app.New(context.Background(), cfg, slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelWarn})))
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs := httptest.NewServer(srv.Handler())
-	t.Cleanup(func() {
-		hs.Close()
-		if err := srv.Close(); err != nil {
-			t.Error(err)
-		}
-	})
-	k, secret, err := auth.NewKey("acme", auth.RoleMember, "node-user", time.Now())
-	if err != nil || srv.Keys().PutKey(context.Background(), k) != nil {
-		t.Fatalf("key: %v", err)
-	}
-	return hs.URL, secret
+	url, newKey, _ := serveWeft(t, cfg)
+	return url, newKey("acme", auth.RoleMember, "node-user")
 }
 
 func runOpenAIScript(t *testing.T, node, url, key string) (openaiResult, []byte) {
@@ -255,16 +221,4 @@ func checkNodeCall(t *testing.T, c *client, id string) {
 		math.Abs(cost.PromptTokensTotalCost-float64(cost.PromptTokens)*gatewayPrice/1e6) > 1e-15 {
 		t.Errorf("call %s: %+v", id, read.Call)
 	}
-}
-
-// deadURL is an address nothing listens on.
-func deadURL(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	_ = ln.Close()
-	return "http://" + addr + "/v1"
 }

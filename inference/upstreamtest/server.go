@@ -9,11 +9,13 @@ package upstreamtest
 
 import (
 	"encoding/json"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"testing"
 	"time"
 )
 
@@ -158,4 +160,17 @@ func writeError(w http.ResponseWriter, status int, msg, typ, param string) {
 		e["param"] = param
 	}
 	writeJSON(w, status, map[string]any{"error": e})
+}
+
+// DeadURL is a base URL nothing listens on: a provider that refuses
+// every connection.
+func DeadURL(t testing.TB) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	_ = ln.Close()
+	return "http://" + addr + "/v1"
 }
