@@ -22,10 +22,10 @@ const (
 	benchProject   = "bench/inference"
 )
 
-// benchInference measures what the gateway adds: each load runs against
-// the upstream directly and then through weft, with the same clients and
-// requests, so the difference is the gateway's. It also measures weft's
-// memory per open stream.
+// benchInference measures what the gateway adds: in each load every
+// client alternates between the upstream and weft, with the same requests,
+// so the difference in latency is the gateway's; then each runs alone for
+// its requests/s. It also measures weft's memory per open stream.
 func benchInference(ctx context.Context, o options) error {
 	if o.weftBin == "" {
 		return errors.New("inference needs --weft: it points weft's providers at the upstream it runs itself")
@@ -115,29 +115,34 @@ func endpoints(t *target, up *upstreamtest.Server) (direct, gateway endpoint) {
 	return direct, gateway
 }
 
-// compareLoads runs one load directly and through weft and prints both
+// compareLoads measures latency with each client alternating between the
+// upstream and weft, then throughput with each alone, and prints both
 // and the difference.
 func compareLoads(ctx context.Context, t *target, up *upstreamtest.Server, clients int, stream bool, d time.Duration) error {
 	direct, gateway := endpoints(t, up)
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: clients + 8, DisableCompression: true}}
 	defer client.CloseIdleConnections()
-	var res [2]loadResult
+	both, err := runLoad(ctx, client, []endpoint{direct, gateway}, clients, stream, d)
+	if err != nil {
+		return fmt.Errorf("%d clients: %w", clients, err)
+	}
+	var alone [2]loadResult
 	for i, ep := range []endpoint{direct, gateway} {
-		r, err := runLoad(ctx, client, ep, clients, stream, d)
+		r, err := runLoad(ctx, client, []endpoint{ep}, clients, stream, d)
 		if err != nil {
-			return fmt.Errorf("%s, %d clients: %w", ep.name, clients, err)
+			return fmt.Errorf("%s alone, %d clients: %w", ep.name, clients, err)
 		}
-		res[i] = r
+		alone[i] = r[0]
 	}
 	mode := "plain"
 	if stream {
 		mode = "stream"
 	}
-	printComparison(mode, clients, res[0], res[1])
+	printComparison(mode, clients, both[0], both[1], alone)
 	return nil
 }
 
-func printComparison(mode string, clients int, direct, gateway loadResult) {
+func printComparison(mode string, clients int, direct, gateway loadResult, alone [2]loadResult) {
 	row := func(what string, dl, gl []time.Duration) {
 		d50, d99, g50, g99 := pct(dl, 50), pct(dl, 99), pct(gl, 50), pct(gl, 99)
 		fmt.Printf("  %-6s %4d clients %-5s direct p50 %9s p99 %9s | gateway p50 %9s p99 %9s | added p50 %9s p99 %9s\n",
@@ -147,8 +152,8 @@ func printComparison(mode string, clients int, direct, gateway loadResult) {
 		row("ttft", direct.ttft, gateway.ttft)
 	}
 	row("total", direct.total, gateway.total)
-	fmt.Printf("  %-6s %4d clients       direct %8.0f req/s          | gateway %8.0f req/s          | errors %d / %d\n",
-		mode, clients, direct.rate(), gateway.rate(), direct.errors, gateway.errors)
+	fmt.Printf("  %-6s %4d clients alone direct %8.0f req/s          | gateway %8.0f req/s          | errors %d / %d\n",
+		mode, clients, alone[0].rate(), alone[1].rate(), direct.errors+alone[0].errors, gateway.errors+alone[1].errors)
 }
 
 func ms(d time.Duration) string { return fmt.Sprintf("%.3fms", float64(d.Microseconds())/1000) }

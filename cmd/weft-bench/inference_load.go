@@ -29,19 +29,21 @@ type loadResult struct {
 func (r loadResult) rate() float64 { return float64(len(r.total)) / r.elapsed.Seconds() }
 
 // runLoad keeps clients requests in flight for d, each client sending its
-// next request when the last is answered. A short warm-up first opens
-// the connections, so dialing is not measured.
-func runLoad(ctx context.Context, client *http.Client, ep endpoint, clients int, stream bool, d time.Duration) (loadResult, error) {
+// next request when the last is answered, to each endpoint in turn: with
+// two, both are measured over the same moments, so whatever else the
+// machine does weighs on both alike. A short warm-up first opens the
+// connections, so dialing is not measured. One result per endpoint.
+func runLoad(ctx context.Context, client *http.Client, eps []endpoint, clients int, stream bool, d time.Duration) ([]loadResult, error) {
 	pool := newTextPool(1000, 100)
-	if _, err := drivePhase(ctx, client, ep, clients, stream, min(d/5, time.Second), pool); err != nil {
-		return loadResult{}, err
+	if _, err := drivePhase(ctx, client, eps, clients, stream, min(d/5, time.Second), pool); err != nil {
+		return nil, err
 	}
-	return drivePhase(ctx, client, ep, clients, stream, d, pool)
+	return drivePhase(ctx, client, eps, clients, stream, d, pool)
 }
 
-func drivePhase(ctx context.Context, client *http.Client, ep endpoint, clients int, stream bool, d time.Duration, pool textPool) (loadResult, error) {
+func drivePhase(ctx context.Context, client *http.Client, eps []endpoint, clients int, stream bool, d time.Duration, pool textPool) ([]loadResult, error) {
 	var mu sync.Mutex
-	var res loadResult
+	res := make([]loadResult, len(eps))
 	var firstErr error
 	begin := time.Now()
 	deadline := begin.Add(d)
@@ -51,31 +53,38 @@ func drivePhase(ctx context.Context, client *http.Client, ep endpoint, clients i
 		go func() {
 			defer wg.Done()
 			rng := rand.New(rand.NewPCG(uint64(w), 7))
-			for ctx.Err() == nil && time.Now().Before(deadline) {
-				body := chatBody(ep.model, pool.pick(rng), stream)
-				ttft, total, err := oneRequest(ctx, client, ep, body, stream)
+			for i := w; ctx.Err() == nil && time.Now().Before(deadline); i++ {
+				ep := eps[i%len(eps)]
+				ttft, total, err := oneRequest(ctx, client, ep, chatBody(ep.model, pool.pick(rng), stream), stream)
 				mu.Lock()
-				if err != nil {
-					res.errors++
-					if firstErr == nil {
-						firstErr = err
-					}
-				} else {
-					res.total = append(res.total, total)
-					if stream {
-						res.ttft = append(res.ttft, ttft)
-					}
+				res[i%len(eps)].add(ttft, total, err, stream)
+				if err != nil && firstErr == nil {
+					firstErr = err
 				}
 				mu.Unlock()
 			}
 		}()
 	}
 	wg.Wait()
-	res.elapsed = time.Since(begin)
-	if len(res.total) == 0 {
-		return res, fmt.Errorf("no request succeeded: %v", firstErr)
+	for i := range res {
+		res[i].elapsed = time.Since(begin)
+		if len(res[i].total) == 0 {
+			return nil, fmt.Errorf("%s: no request succeeded: %v", eps[i].name, firstErr)
+		}
 	}
 	return res, ctx.Err()
+}
+
+func (r *loadResult) add(ttft, total time.Duration, err error, stream bool) {
+	switch {
+	case err != nil:
+		r.errors++
+	case stream:
+		r.ttft = append(r.ttft, ttft)
+		fallthrough
+	default:
+		r.total = append(r.total, total)
+	}
 }
 
 func chatBody(model, prompt string, stream bool) []byte {
