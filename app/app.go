@@ -22,6 +22,7 @@ import (
 
 	"github.com/weftdev/weft/auth"
 	"github.com/weftdev/weft/config"
+	"github.com/weftdev/weft/inference"
 	"github.com/weftdev/weft/internal/httpapi"
 	"github.com/weftdev/weft/internal/telemetry"
 	"github.com/weftdev/weft/pricing"
@@ -53,8 +54,10 @@ type Server struct {
 	feedback *queryapi.FeedbackAPI
 	// automations holds webhook automations' service and loops.
 	automations *automationsPart
-	procDone    chan error
-	stopProc    context.CancelFunc
+	// gateway is the inference gateway; nil in a process without ingest.
+	gateway  *inference.Gateway
+	procDone chan error
+	stopProc context.CancelFunc
 }
 
 // New opens storage and the ingest path for the configured roles and
@@ -94,6 +97,9 @@ func (s *Server) build(ctx context.Context) error {
 		return err
 	}
 	if s.automations, err = buildAutomations(ctx, s.cfg, s.roles, s.store, s.metrics, s.logger); err != nil {
+		return errors.Join(err, s.write.shutdown(ctx))
+	}
+	if err := s.buildInference(ctx); err != nil {
 		return errors.Join(err, s.write.shutdown(ctx))
 	}
 	verifier := auth.StoreVerifier{Store: s.keys}

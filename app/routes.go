@@ -9,6 +9,7 @@ import (
 	"github.com/weftdev/weft/consumer"
 	"go.opentelemetry.io/collector/component"
 
+	"github.com/weftdev/weft/inference"
 	"github.com/weftdev/weft/internal/httpapi"
 	"github.com/weftdev/weft/internal/telemetry"
 	"github.com/weftdev/weft/queryapi"
@@ -46,6 +47,9 @@ func (s *Server) routes() http.Handler {
 		queryapi.New(reads, extras, max, s.logger).Register(mux, authn)
 		queryapi.NewThreadsAPI(reads, max, s.logger).Register(mux, authn)
 	}
+	if s.gateway != nil {
+		s.gateway.Register(mux, authn)
+	}
 	if s.cfg.MetricsListen == "" {
 		mux.Handle("GET /metrics", s.metrics.Handler())
 	}
@@ -57,7 +61,8 @@ func (s *Server) routes() http.Handler {
 		queryapi.NewCostsAPI(s.store, max, s.logger).Register(mux, authn)
 		s.feedback.Register(mux, authn)
 	}
-	return recoverPanics(s.logger, underTraces(s.inflight.Limit(mux, "/file/create", "/files/create")))
+	unbudgeted := append([]string{"/file/create", "/files/create"}, inference.Paths...)
+	return recoverPanics(s.logger, underTraces(s.inflight.Limit(mux, unbudgeted...)))
 }
 
 func recoverPanics(logger interface {

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/weftdev/weft/exporter/storageexporter"
+	"github.com/weftdev/weft/inference"
 	"github.com/weftdev/weft/internal/kafkabase"
 	"github.com/weftdev/weft/processor/batchprocessor"
 	"github.com/weftdev/weft/receiver/otlpreceiver"
@@ -63,6 +64,8 @@ type Config struct {
 	OTLP otlpreceiver.Config `yaml:"otlp"`
 	// Connections bounds client connections: timeouts and caps.
 	Connections Connections `yaml:"connections"`
+	// Inference is the OpenAI-compatible gateway's providers and models.
+	Inference inference.Config `yaml:"inference"`
 
 	// Roles lists what this process runs: ingest, process, query
 	// (comma-separated). Default all three, on the embedded store.
@@ -99,6 +102,7 @@ func Default() Config {
 		DuckDBMemoryMB:  384,
 		OTLP:            otlpreceiver.NewDefaultConfig(),
 		Connections:     DefaultConnections(),
+		Inference:       inference.DefaultConfig(),
 		Roles:           AllRoles,
 		MigrateOnStart:  true,
 		Kafka:           kafkabase.DefaultConfig(),
@@ -154,6 +158,9 @@ func (c Config) Validate() error {
 	errs = append(errs, c.Retention.validate()...)
 	errs = append(errs, c.Connections.validate()...)
 	errs = append(errs, c.Automations.validate()...)
+	if err := c.Inference.Validate(); err != nil {
+		errs = append(errs, err)
+	}
 	return errors.Join(errs...)
 }
 

@@ -7,6 +7,7 @@
 //	weft-bench query --weft ./bin/weft --calls 1000000
 //	weft-bench otlp  --weft ./bin/weft --calls 200000 --batch 512 --payload 1000
 //	weft-bench automations --weft ./bin/weft --calls 10000 --batch 10 --pending 100000
+//	weft-bench inference --weft ./bin/weft --clients 1,64,512 --duration 5s
 package main
 
 import (
@@ -17,6 +18,7 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 )
 
 func main() {
@@ -37,8 +39,12 @@ type options struct {
 	rate, window                        int
 	transports                          string
 	pending                             int
-	// serveArgs are added to the started server's command line.
-	serveArgs []string
+	// inference: the client counts of each load, how long each runs and
+	// how many streams to hold open; serveArgs go to the started weft.
+	inferClients string
+	duration     time.Duration
+	streams      int
+	serveArgs    []string
 }
 
 func parse(name string, args []string) (options, error) {
@@ -58,6 +64,9 @@ func parse(name string, args []string) (options, error) {
 	fs.StringVar(&o.transports, "transports", "http,grpc", "otlp: which transports to measure, in order")
 	fs.IntVar(&o.window, "window", 1_000_000, "report the rate over each window of this many records; the last is what a full store sustains")
 	fs.IntVar(&o.pending, "pending", 100_000, "automations: deliveries left pending against a dead receiver while memory is watched (0 skips)")
+	fs.StringVar(&o.inferClients, "clients", "1,64,512", "inference: concurrent clients of each load, comma-separated")
+	fs.DurationVar(&o.duration, "duration", 5*time.Second, "inference: how long each load runs (direct and through weft each)")
+	fs.IntVar(&o.streams, "streams", 1000, "inference: streams held open to measure memory per stream")
 	fs.StringVar(&o.visibleURL, "visible-url", "", "calls: after loading, wait until this (query role) URL serves every call and report the end-to-end lag")
 	if err := fs.Parse(args); err != nil {
 		return o, err
@@ -70,11 +79,14 @@ func parse(name string, args []string) (options, error) {
 
 func run(ctx context.Context, args []string) error {
 	if len(args) == 0 {
-		return errors.New("usage: weft-bench calls|query|otlp|automations [flags]")
+		return errors.New("usage: weft-bench calls|query|otlp|automations|inference [flags]")
 	}
 	o, err := parse(args[0], args[1:])
 	if err != nil {
 		return err
+	}
+	if args[0] == "inference" {
+		return benchInference(ctx, o)
 	}
 	if args[0] == "automations" {
 		if o.serveArgs, err = automationsServeArgs(); err != nil {
@@ -96,5 +108,5 @@ func run(ctx context.Context, args []string) error {
 	case "automations":
 		return benchAutomations(ctx, target, o)
 	}
-	return fmt.Errorf("unknown benchmark %q (calls, query, otlp, automations)", args[0])
+	return fmt.Errorf("unknown benchmark %q (calls, query, otlp, automations, inference)", args[0])
 }

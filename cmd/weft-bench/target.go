@@ -39,8 +39,8 @@ func connect(ctx context.Context, o options) (*target, error) {
 		t.tmpDir = dir
 	}
 	t.dataDir = dir
-	args := []string{"serve", "--listen", "127.0.0.1:0", "--otlp-grpc-listen", "127.0.0.1:0", "--data-dir", dir, "--log-level", "warn"}
-	t.cmd = exec.CommandContext(ctx, o.weftBin, append(args, o.serveArgs...)...)
+	args := append([]string{"serve", "--listen", "127.0.0.1:0", "--otlp-grpc-listen", "127.0.0.1:0", "--data-dir", dir, "--log-level", "warn"}, o.serveArgs...)
+	t.cmd = exec.CommandContext(ctx, o.weftBin, args...)
 	t.cmd.Stderr = os.Stderr
 	out, err := t.cmd.StdoutPipe()
 	if err != nil {

@@ -67,18 +67,25 @@ func TestWeaveTypeScriptSDK(t *testing.T) {
 // test with the command that installs them.
 func requireNodeDeps(t *testing.T) string {
 	t.Helper()
+	return requireNodePackage(t, "weave", sdkVersion)
+}
+
+// requireNodePackage finds node and the npm package name at version in
+// e2e/tssdk/node_modules.
+func requireNodePackage(t *testing.T, name, version string) string {
+	t.Helper()
 	const fix = "run scripts/install-node-deps.sh from the repository root"
 	node, err := exec.LookPath("node")
 	if err != nil {
 		t.Fatalf("node is not on PATH: %v; %s", err, fix)
 	}
-	raw, err := os.ReadFile(filepath.Join("node_modules", "weave", "package.json"))
+	raw, err := os.ReadFile(filepath.Join("node_modules", name, "package.json"))
 	if err != nil {
-		t.Fatalf("the weave npm package is not installed in e2e/tssdk/node_modules (%v); %s", err, fix)
+		t.Fatalf("the %s npm package is not installed in e2e/tssdk/node_modules (%v); %s", name, err, fix)
 	}
 	var pkg struct{ Version string }
-	if err := json.Unmarshal(raw, &pkg); err != nil || pkg.Version != sdkVersion {
-		t.Fatalf("e2e/tssdk/node_modules has weave %q, want %s (%v); %s", pkg.Version, sdkVersion, err, fix)
+	if err := json.Unmarshal(raw, &pkg); err != nil || pkg.Version != version {
+		t.Fatalf("e2e/tssdk/node_modules has %s %q, want %s (%v); %s", name, pkg.Version, version, err, fix)
 	}
 	return node
 }

@@ -1,0 +1,68 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"os"
+
+	"go.opentelemetry.io/collector/component"
+
+	"github.com/weftdev/weft/auth"
+	"github.com/weftdev/weft/inference"
+	"github.com/weftdev/weft/inference/callrecord"
+	"github.com/weftdev/weft/inference/catalog"
+)
+
+// buildInference prices calls with the model catalog in every role, and
+// in a process that ingests builds the gateway, whose traced calls enter
+// the write path at its front like any receiver's.
+func (s *Server) buildInference(ctx context.Context) error {
+	var getenv func(string) string
+	if s.roles.Ingest {
+		getenv = os.Getenv
+	}
+	cat, err := catalog.New(s.cfg.Inference.Providers, s.cfg.Inference.Models, getenv)
+	if err != nil {
+		return err
+	}
+	s.prices = s.prices.With(cat.Prices())
+	if !s.roles.Ingest {
+		return nil
+	}
+	rec, err := s.startCallRecorder(ctx)
+	if err != nil {
+		return err
+	}
+	s.gateway, err = inference.New(inference.Options{
+		Config: s.cfg.Inference, Catalog: cat, Keys: auth.StoreVerifier{Store: s.keys}, Recorder: rec,
+		Inflight: s.inflight, Registry: s.metrics.Registry, Logger: s.logger.With("component", "inference"),
+	})
+	return err
+}
+
+// startCallRecorder starts the queue between the gateway and the write
+// path, and makes it part of the path so it drains before the parts it
+// feeds shut down.
+func (s *Server) startCallRecorder(ctx context.Context) (*callrecord.Recorder, error) {
+	m, err := callrecord.NewMetrics(s.metrics.Registry)
+	if err != nil {
+		return nil, err
+	}
+	front := countingCalls{next: s.write.front,
+		accepted: s.metrics.ReceiverAcceptedCalls.WithLabelValues("inference", "http"),
+		refused:  s.metrics.ReceiverRefusedCalls.WithLabelValues("inference", "http")}
+	cfg := callrecord.DefaultConfig(s.cfg.Inference.TraceQueueCalls, s.cfg.Inference.TraceQueueBytes)
+	rec := callrecord.New(front, cfg, m, s.logger.With("component", "inference_trace"))
+	if err := rec.Start(ctx, nil); err != nil {
+		return nil, fmt.Errorf("inference trace queue: %w", err)
+	}
+	s.write.attach(rec)
+	return rec, nil
+}
+
+// attach adds a started component that feeds the path's front; it is
+// shut down first, while what it feeds still runs.
+func (w *writePath) attach(c component.Component) {
+	w.parts = append(w.parts[:w.started], c)
+	w.started++
+}

@@ -1,0 +1,96 @@
+// Package inference is Weft's OpenAI-compatible inference gateway. It
+// serves POST /v1/chat/completions and GET /v1/models on the API listener
+// (so the inference base URL is http://HOST:6345/v1), and the trace API's
+// own LLM endpoints /completions/create and /completions/create_stream. It
+// authenticates Weft keys, resolves the caller's project, caps the requests
+// in flight per project, forwards each request to the catalog's upstreams
+// in failover order, relays the answer (server-sent events for streams,
+// with usage always captured) and records every request as a Weave call in
+// the caller's project through the ingest pipeline, without ever making
+// the response wait for it.
+//
+// The catalog lives in inference/catalog, the stream parsers in
+// inference/sse and inference/chatstream, the trace queue in
+// inference/callrecord. It must never import storage backends, the query
+// API, or the pipeline's processors and exporters: calls leave through the
+// recorder it is given.
+package inference
+
+import (
+	"errors"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/weftdev/weft/auth"
+	"github.com/weftdev/weft/inference/catalog"
+	"github.com/weftdev/weft/internal/httpapi"
+	"github.com/weftdev/weft/storage"
+)
+
+// Recorder takes a finished call for tracing; it must not block.
+type Recorder interface {
+	Record(c storage.Call)
+}
+
+// Options are what a Gateway is built from.
+type Options struct {
+	Config   Config
+	Catalog  *catalog.Catalog
+	Keys     auth.Verifier
+	Recorder Recorder
+	// Inflight is the listener's budget of request bytes being read; nil:
+	// no shared budget.
+	Inflight *httpapi.Inflight
+	Registry prometheus.Registerer
+	Logger   *slog.Logger
+	// Transport reaches the upstreams; nil: one built from Config.
+	Transport http.RoundTripper
+}
+
+// Gateway serves the inference endpoints.
+type Gateway struct {
+	cfg      Config
+	catalog  *catalog.Catalog
+	keys     auth.Verifier
+	recorder Recorder
+	inflight *httpapi.Inflight
+	logger   *slog.Logger
+	limits   *limiter
+	client   *upstreamClient
+	metrics  *metrics
+	now      func() time.Time
+}
+
+// New builds a Gateway.
+func New(o Options) (*Gateway, error) {
+	if o.Catalog == nil || o.Keys == nil || o.Recorder == nil || o.Logger == nil || o.Registry == nil {
+		return nil, errors.New("inference: Catalog, Keys, Recorder, Registry and Logger are required")
+	}
+	m, err := newMetrics(o.Registry)
+	if err != nil {
+		return nil, err
+	}
+	return &Gateway{cfg: o.Config, catalog: o.Catalog, keys: o.Keys, recorder: o.Recorder, inflight: o.Inflight,
+		logger: o.Logger, limits: newLimiter(o.Config.MaxConcurrentPerProject, o.Config.ProjectConcurrency),
+		client: newUpstreamClient(o.Config, o.Transport), metrics: m, now: time.Now}, nil
+}
+
+// Paths whose request bodies the gateway reads itself, reserving them
+// from the shared budget only while reading: a stream holds its request
+// for minutes, and holding the budget that long would refuse other writes.
+var Paths = []string{"/v1/chat/completions", "/completions/create"}
+
+// Register adds the routes. The /v1 routes authenticate on their own and
+// answer errors in the OpenAI shape; weaveAuth wraps the trace API's
+// completions routes as every other trace API route is wrapped.
+func (g *Gateway) Register(mux *http.ServeMux, weaveAuth func(http.Handler) http.Handler) {
+	mux.HandleFunc("POST /v1/chat/completions", g.chatCompletions)
+	mux.HandleFunc("POST /v1/chat/completions/{$}", g.chatCompletions)
+	mux.HandleFunc("GET /v1/models", g.listModels)
+	mux.HandleFunc("GET /v1/models/{id...}", g.getModel)
+	mux.Handle("POST /completions/create", weaveAuth(http.HandlerFunc(g.weaveCreate)))
+	mux.Handle("POST /completions/create_stream", weaveAuth(http.HandlerFunc(g.weaveCreateStream)))
+}

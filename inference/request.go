@@ -1,0 +1,166 @@
+package inference
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"slices"
+
+	"github.com/weftdev/weft/internal/httpapi"
+	"github.com/weftdev/weft/wire"
+)
+
+// chatRequest is a client's chat completion request: its members as sent,
+// and the few the gateway reads. Members it does not know (tools,
+// response_format, vLLM extras, ...) go upstream unchanged.
+type chatRequest struct {
+	fields    map[string]json.RawMessage
+	model     string
+	stream    bool
+	wantUsage bool // the client asked for the stream's usage chunk itself
+}
+
+// parseChatRequest validates a request object. The error names the field.
+func parseChatRequest(fields map[string]json.RawMessage) (*chatRequest, *apiError) {
+	req := &chatRequest{fields: fields}
+	raw, ok := fields["model"]
+	if !ok || isNull(raw) {
+		return nil, invalidRequest("model", "model: field required; name one of the models GET /v1/models lists")
+	}
+	if json.Unmarshal(raw, &req.model) != nil || req.model == "" {
+		return nil, invalidRequest("model", "model: must be a non-empty string")
+	}
+	if e := checkMessages(fields["messages"]); e != nil {
+		return nil, e
+	}
+	if raw, ok := fields["stream"]; ok && !isNull(raw) && json.Unmarshal(raw, &req.stream) != nil {
+		return nil, invalidRequest("stream", "stream: must be true or false")
+	}
+	if raw, ok := fields["stream_options"]; ok && !isNull(raw) {
+		var opts struct {
+			IncludeUsage *bool `json:"include_usage"`
+		}
+		if json.Unmarshal(raw, &opts) != nil {
+			return nil, invalidRequest("stream_options", "stream_options: must be an object such as {\"include_usage\": true}")
+		}
+		req.wantUsage = opts.IncludeUsage != nil && *opts.IncludeUsage
+	}
+	return req, nil
+}
+
+func checkMessages(raw json.RawMessage) *apiError {
+	if raw == nil || isNull(raw) {
+		return invalidRequest("messages", "messages: field required; send the conversation as [{\"role\": \"user\", \"content\": \"...\"}]")
+	}
+	var msgs []struct {
+		Role *string `json:"role"`
+	}
+	if json.Unmarshal(raw, &msgs) != nil || len(msgs) == 0 {
+		return invalidRequest("messages", "messages: must be a non-empty array of message objects")
+	}
+	for i, m := range msgs {
+		if m.Role == nil || *m.Role == "" {
+			return invalidRequest("messages", "messages[%d].role: field required (system, user, assistant or tool)", i)
+		}
+	}
+	return nil
+}
+
+func isNull(raw json.RawMessage) bool { return bytes.Equal(bytes.TrimSpace(raw), []byte("null")) }
+
+// decodeObject reads a JSON object's members without decoding them.
+func decodeObject(body []byte) (map[string]json.RawMessage, *apiError) {
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(body, &fields); err != nil || fields == nil {
+		return nil, invalidRequest("", "the body is not a JSON object; send the chat request as JSON")
+	}
+	return fields, nil
+}
+
+// upstreamBody is the request as sent upstream: the upstream's model name,
+// and for streams stream_options.include_usage set, so usage is always
+// captured. Members are written in sorted order; values unchanged.
+func (req *chatRequest) upstreamBody(model string) []byte {
+	keys := make([]string, 0, len(req.fields)+1)
+	for k := range req.fields {
+		keys = append(keys, k)
+	}
+	if req.stream && req.fields["stream_options"] == nil {
+		keys = append(keys, "stream_options")
+	}
+	slices.Sort(keys)
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, k := range keys {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		writeJSONString(&b, k)
+		b.WriteByte(':')
+		b.Write(req.upstreamValue(k, model))
+	}
+	b.WriteByte('}')
+	return b.Bytes()
+}
+
+func (req *chatRequest) upstreamValue(key, model string) []byte {
+	switch {
+	case key == "model":
+		v, _ := json.Marshal(model)
+		return v
+	case key == "stream_options" && req.stream:
+		var opts map[string]json.RawMessage
+		_ = json.Unmarshal(req.fields[key], &opts) // validated, or absent or null
+		if opts == nil {
+			opts = map[string]json.RawMessage{}
+		}
+		opts["include_usage"] = json.RawMessage("true")
+		v, _ := json.Marshal(opts)
+		return v
+	}
+	return req.fields[key]
+}
+
+// readBody reads a bounded request body, reserving its bytes from the
+// listener's shared budget only while reading.
+func (g *Gateway) readBody(r *http.Request) ([]byte, *apiError) {
+	n := r.ContentLength
+	if n < 0 {
+		n = 1 << 20
+	}
+	release, ok := g.inflight.Reserve(n)
+	if !ok {
+		return nil, &apiError{status: http.StatusTooManyRequests, typ: "requests", code: "rate_limit_exceeded", retryAfter: g.cfg.RetryAfter,
+			message: "too many request bytes are being read at once (connections.max_inflight_bytes); retry later"}
+	}
+	defer release()
+	body, err := httpapi.ReadJSON(r, g.cfg.MaxRequestBytes)
+	var se *httpapi.StatusError
+	var fe *wire.FieldError
+	switch {
+	case err == nil:
+		return body, nil
+	case errors.As(err, &se) && se.Status == http.StatusRequestEntityTooLarge:
+		return nil, &apiError{status: se.Status, typ: "invalid_request_error",
+			message: "the request body is larger than inference.max_request_bytes; send a shorter conversation"}
+	case errors.As(err, &fe):
+		return nil, invalidRequest(fe.Field, "%s", fe.Error())
+	}
+	return nil, invalidRequest("", "reading the request body: %v", err)
+}
+
+// writeJSONString writes s as a JSON string; member names are almost
+// always plain ASCII, which needs no escaping and no encoder.
+func writeJSONString(b *bytes.Buffer, s string) {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			quoted, _ := json.Marshal(s) // a string: cannot fail
+			b.Write(quoted)
+			return
+		}
+	}
+	b.WriteByte('"')
+	b.WriteString(s)
+	b.WriteByte('"')
+}
