@@ -243,7 +243,11 @@ func (s *Server) shutdown() error {
 			err = errors.Join(err, fmt.Errorf("processor did not stop within shutdown_timeout: %w", ctx.Err()))
 		}
 	}
-	err = errors.Join(err, s.write.shutdown(ctx), s.automations.shutdown(ctx))
+	// Automations first: their loops read and write the store directly and
+	// stop at once when idle, so the write path's drain cannot use up
+	// their share of the deadline.
+	err = errors.Join(err, s.automations.shutdown(ctx))
+	err = errors.Join(err, s.write.shutdown(ctx))
 	if err = errors.Join(err, s.store.Close()); err != nil {
 		return fmt.Errorf("shutdown: %w", err)
 	}
