@@ -1,7 +1,6 @@
 package queryapi
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -47,7 +46,7 @@ var expandableRoots = []string{"inputs", "output", "attributes", "summary"}
 // expand rewrites the calls in place; calls without a ref at any path
 // are left byte for byte as they were.
 func (e *expander) expand(ctx context.Context, calls []wire.CallSchema) error {
-	docs := make([]map[string]any, len(calls))
+	docs := make([]*jsonObject, len(calls))
 	changed := make([]bool, len(calls))
 	for i := range calls {
 		docs[i] = rootsOf(&calls[i])
@@ -71,12 +70,12 @@ func (e *expander) expand(ctx context.Context, calls []wire.CallSchema) error {
 // slot is one place holding a ref string.
 type slot struct {
 	doc    int
-	parent map[string]any
+	parent *jsonObject
 	key    string
 	ref    string
 }
 
-func (e *expander) expandPath(ctx context.Context, docs []map[string]any, changed []bool, path []string) error {
+func (e *expander) expandPath(ctx context.Context, docs []*jsonObject, changed []bool, path []string) error {
 	var slots []slot
 	for i, d := range docs {
 		if s, ok := findRef(d, path); ok {
@@ -103,10 +102,10 @@ func (e *expander) expandPath(ctx context.Context, docs []map[string]any, change
 		if err != nil {
 			return err
 		}
-		if obj, ok := v.(map[string]any); ok {
-			obj["_ref"] = s.ref
+		if obj, ok := v.(*jsonObject); ok {
+			obj.set("_ref", s.ref)
 		}
-		s.parent[s.key] = v
+		s.parent.set(s.key, v)
 		changed[s.doc] = true
 	}
 	return nil
@@ -114,10 +113,10 @@ func (e *expander) expandPath(ctx context.Context, docs []map[string]any, change
 
 // findRef walks path through decoded JSON and reports the object member
 // at its end when that member is an object or op ref string.
-func findRef(doc map[string]any, path []string) (slot, bool) {
+func findRef(doc *jsonObject, path []string) (slot, bool) {
 	cur := doc
 	for i, key := range path {
-		v, ok := cur[key]
+		v, ok := cur.get(key)
 		if !ok {
 			return slot{}, false
 		}
@@ -128,7 +127,7 @@ func findRef(doc map[string]any, path []string) (slot, bool) {
 			}
 			return slot{parent: cur, key: key, ref: s}, true
 		}
-		if cur, ok = v.(map[string]any); !ok {
+		if cur, ok = v.(*jsonObject); !ok {
 			return slot{}, false
 		}
 	}
@@ -136,30 +135,29 @@ func findRef(doc map[string]any, path []string) (slot, bool) {
 }
 
 func decodeAny(raw json.RawMessage) (any, error) {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
+	v, err := decodeOrdered(raw)
+	if err != nil {
 		return nil, fmt.Errorf("expand_columns: %w", err)
 	}
 	return v, nil
 }
 
 // rootsOf decodes the JSON columns a path may start in.
-func rootsOf(c *wire.CallSchema) map[string]any {
-	doc := map[string]any{}
+func rootsOf(c *wire.CallSchema) *jsonObject {
+	doc := &jsonObject{vals: map[string]any{}}
 	for name, raw := range map[string]json.RawMessage{"inputs": c.Inputs, "output": c.Output, "attributes": c.Attributes, "summary": c.Summary} {
 		if v, err := decodeAny(raw); err == nil {
-			doc[name] = v
+			doc.set(name, v)
 		}
 	}
 	return doc
 }
 
-func setRoots(c *wire.CallSchema, doc map[string]any) error {
+func setRoots(c *wire.CallSchema, doc *jsonObject) error {
 	targets := map[string]*json.RawMessage{"inputs": &c.Inputs, "output": &c.Output, "attributes": &c.Attributes, "summary": &c.Summary}
 	for name, dst := range targets {
-		raw, err := json.Marshal(doc[name])
+		v, _ := doc.get(name)
+		raw, err := json.Marshal(v)
 		if err != nil {
 			return fmt.Errorf("expand_columns: %w", err)
 		}
