@@ -26,6 +26,7 @@ type backend interface {
 	storage.FeedbackStore
 	storage.CostStore
 	storage.ThreadReader
+	storage.CallsAggregator
 	storage.AutomationsBackend
 	Close() error
 }

@@ -59,3 +59,11 @@ func (r consistentReads) QueryThreads(ctx context.Context, q storage.ThreadsQuer
 		}
 	}
 }
+
+// AggregateCalls implements storage.CallsAggregator.
+func (r consistentReads) AggregateCalls(ctx context.Context, q storage.CallsAggregateQuery) (storage.CallsAggregate, error) {
+	if err := r.wait(ctx); err != nil {
+		return storage.CallsAggregate{}, err
+	}
+	return r.backend.AggregateCalls(ctx, q)
+}

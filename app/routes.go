@@ -46,6 +46,7 @@ func (s *Server) routes() http.Handler {
 			Users: auth.StoreUsers{Store: s.keys}, Retention: s.cfg.Retention.For}
 		queryapi.New(reads, extras, max, s.logger).Register(mux, authn)
 		queryapi.NewThreadsAPI(reads, max, s.logger).Register(mux, authn)
+		queryapi.NewAggregateAPI(reads, extras, max, s.logger).Register(mux, authn)
 	}
 	if s.gateway != nil {
 		s.gateway.Register(mux, authn)
