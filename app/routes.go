@@ -63,7 +63,7 @@ func (s *Server) routes() http.Handler {
 		s.feedback.Register(mux, authn)
 	}
 	unbudgeted := append([]string{"/file/create", "/files/create"}, inference.Paths...)
-	return recoverPanics(s.logger, underTraces(s.inflight.Limit(mux, unbudgeted...)))
+	return recoverPanics(s.logger, s.withUI(underTraces(s.inflight.Limit(mux, unbudgeted...))))
 }
 
 func recoverPanics(logger interface {
