@@ -21,8 +21,8 @@ import (
 const traceSize = 1000
 
 // BenchmarkBrowser measures, in headless Chromium, the time from
-// navigation to a usable calls page (its first rows shown) and to an
-// opened trace of traceSize calls (the whole tree drawn), on a project of
+// navigation to a usable calls page (its first rows shown), to a page of
+// all calls half way into the project, and to an opened trace of traceSize calls (the whole tree drawn), on a project of
 // WEFT_UI_BENCH_CALLS calls (default 1,000,000). See the README.
 func BenchmarkBrowser(b *testing.B) {
 	total := 1_000_000
@@ -33,17 +33,22 @@ func BenchmarkBrowser(b *testing.B) {
 	began := time.Now()
 	loadTraces(b, w, total/traceSize)
 	b.Logf("loaded %d calls in %v", total, time.Since(began).Round(time.Millisecond))
+	if got := w.count(b, "acme/bench"); got != int64(total) {
+		b.Fatalf("the project holds %d calls, want %d", got, total)
+	}
 	p := page{t: b, ctx: browsertest.New(b, 30*time.Minute), url: w.url}
 	p.open("/signin")
 	p.do(chromedp.Evaluate[chromedp.Void](fmt.Sprintf("localStorage.setItem('weft.apiKey', %q)", w.key)))
-	var callsMS, traceMS float64
+	var callsMS, deepMS, traceMS float64
 	n := 0
 	for b.Loop() {
 		callsMS += p.timeTo("/acme/bench/calls", fmt.Sprintf("document.querySelectorAll('table.calls tbody tr').length === %d", min(50, total/traceSize)))
+		deepMS += p.timeTo(fmt.Sprintf("/acme/bench/calls?all=1&page=%d", total/2/50), "document.querySelectorAll('table.calls tbody tr').length === 50")
 		traceMS += p.timeTo("/acme/bench/calls/r00000007-0000", fmt.Sprintf("document.querySelectorAll('.tree-row').length === %d", traceSize))
 		n++
 	}
 	b.ReportMetric(callsMS/float64(n), "ms/calls-page")
+	b.ReportMetric(deepMS/float64(n), "ms/deep-page")
 	b.ReportMetric(traceMS/float64(n), "ms/trace-page")
 }
 

@@ -3,6 +3,7 @@ package webui_test
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -62,6 +63,7 @@ func TestBrowserJourney(t *testing.T) {
 	w := startWeft(t)
 	ingestWeave(t, w, time.Now())
 	ingestOTLP(t, w)
+	ingestDataset(t, w)
 	p := page{t: t, ctx: browsertest.New(t, 90*time.Second), url: w.url, dir: browsertest.ArtifactsDir(t)}
 
 	t.Run("shared address asks for the key, then shows the page", func(t *testing.T) {
@@ -146,5 +148,22 @@ func TestBrowserJourney(t *testing.T) {
 		p.do(chromedp.Click(chromedp.CSS("tbody a")))
 		p.waitFor("document.querySelectorAll('.turns > li').length === 1")
 		p.shot("thread")
+	})
+	t.Run("datasets", func(t *testing.T) {
+		p.t = t
+		p.open("/acme/app/datasets")
+		p.waitFor("document.querySelectorAll('tbody tr').length === 1")
+		if cells := p.texts("tbody td"); len(cells) < 3 || cells[0] != "evals" || cells[1] != "Dataset" || cells[2] != "v1" {
+			t.Errorf("datasets row = %v, want evals, Dataset, v1", cells)
+		}
+		p.do(chromedp.Click(chromedp.CSS("tbody a")))
+		p.waitFor("document.querySelectorAll('table.rows tbody tr').length === 2")
+		if v := p.texts("ol.versions li"); len(v) != 2 {
+			t.Errorf("versions = %v, want 2", v)
+		}
+		if cells := p.texts("table.rows tbody td"); !slices.Contains(cells, "Paris") {
+			t.Errorf("dataset rows = %v, want the row expecting Paris", cells)
+		}
+		p.shot("dataset")
 	})
 }

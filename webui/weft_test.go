@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -51,8 +52,20 @@ func startWeft(t testing.TB) weft {
 	return weft{url: hs.URL, key: secret}
 }
 
-// post sends a JSON body with the key and fails the test unless 200.
-func (w weft) post(t testing.TB, path string, body any) {
+// count is how many calls a project holds; reads wait for every
+// acknowledged write.
+func (w weft) count(t testing.TB, project string) int64 {
+	t.Helper()
+	var st struct{ Count int64 }
+	if err := json.Unmarshal(w.post(t, "/calls/query_stats", map[string]any{"project_id": project}), &st); err != nil {
+		t.Fatal(err)
+	}
+	return st.Count
+}
+
+// post sends a JSON body with the key, fails the test unless 200 and
+// returns the answer.
+func (w weft) post(t testing.TB, path string, body any) []byte {
 	t.Helper()
 	raw, err := json.Marshal(body)
 	if err != nil {
@@ -68,9 +81,11 @@ func (w weft) post(t testing.TB, path string, body any) {
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("POST %s = %d", path, resp.StatusCode)
+	out, err := io.ReadAll(resp.Body)
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("POST %s = %d (%v): %s", path, resp.StatusCode, err, out)
 	}
+	return out
 }
 
 // callOps is one call's start and end for /call/upsert_batch.
@@ -130,5 +145,20 @@ func ingestOTLP(t testing.TB, w weft) {
 	defer cancel()
 	if err := tp.Shutdown(ctx); err != nil {
 		t.Fatalf("export: %v", err)
+	}
+}
+
+// ingestDataset publishes a dataset of two rows (a table and the object
+// naming it) and a second version with an alias.
+func ingestDataset(t testing.TB, w weft) {
+	var table struct{ Digest string }
+	rows := []map[string]any{{"question": "2+2?", "expected": "4"}, {"question": "capital of France?", "expected": "Paris"}}
+	if err := json.Unmarshal(w.post(t, "/table/create", map[string]any{"table": map[string]any{"project_id": "acme/app", "rows": rows}}), &table); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"first", "second"} {
+		val := map[string]any{"_type": "Dataset", "_class_name": "Dataset", "_bases": []string{"Object", "BaseModel"},
+			"name": name, "rows": "weave:///acme/app/table/" + table.Digest}
+		w.post(t, "/obj/create", map[string]any{"obj": map[string]any{"project_id": "acme/app", "object_id": "evals", "val": val}})
 	}
 }
