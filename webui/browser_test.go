@@ -59,111 +59,130 @@ func (p page) shot(name string) { browsertest.Screenshot(p.ctx, p.t, p.dir, name
 
 const rows = "document.querySelectorAll('table.calls tbody tr').length"
 
+// TestBrowserJourney ingests traces through the Weave API and OTLP, then
+// walks the UI as a user would, in order: each step starts where the last
+// one left the tab.
 func TestBrowserJourney(t *testing.T) {
 	w := startWeft(t)
 	ingestWeave(t, w, time.Now())
 	ingestOTLP(t, w)
 	ingestDataset(t, w)
 	p := page{t: t, ctx: browsertest.New(t, 90*time.Second), url: w.url, dir: browsertest.ArtifactsDir(t)}
+	for _, step := range []struct {
+		name string
+		run  func(t *testing.T, p page, w weft)
+	}{
+		{"shared address asks for the key, then shows the page", signIn},
+		{"free text filter", filterText},
+		{"trace tree and details", traceTree},
+		{"OTel call shows its raw span", otelSpan},
+		{"charts", charts},
+		{"threads", threads},
+		{"datasets", datasets},
+	} {
+		t.Run(step.name, func(t *testing.T) {
+			p.t = t
+			step.run(t, p, w)
+		})
+	}
+}
 
-	t.Run("shared address asks for the key, then shows the page", func(t *testing.T) {
-		p.t = t
-		p.open("/acme/app/calls?op=chat")
-		p.waitFor("!!document.querySelector('#apikey')")
-		p.shot("signin")
-		p.do(chromedp.SendKeys(chromedp.CSS("#apikey"), w.key), chromedp.Click(chromedp.CSS("form.signin button")))
-		p.waitFor(rows + " === 2")
-		if got := eval[string](p, "location.pathname + location.search"); got != "/acme/app/calls?op=chat" {
-			t.Errorf("address after sign-in = %q", got)
-		}
-		if ops := p.texts("table.calls tbody td:first-child"); strings.Join(ops, ",") != "chat,chat" {
-			t.Errorf("ops = %v, want two chat roots", ops)
-		}
-		if st := p.texts("table.calls .badge"); len(st) != 2 || st[0] != "error" || st[1] != "success" {
-			t.Errorf("statuses (newest first) = %v, want error, success", st)
-		}
-	})
-	t.Run("free text filter", func(t *testing.T) {
-		p.t = t
-		p.do(chromedp.SendKeys(chromedp.CSS("#f-q"), "CAPITAL"), chromedp.Click(chromedp.CSS("form.filters button[type=submit]")))
-		p.waitFor("location.search.includes('q=CAPITAL') && " + rows + " === 1")
-		if tokens := p.texts("table.calls tbody td:nth-child(5)"); len(tokens) != 1 || tokens[0] != "—" {
-			t.Errorf("root's own tokens = %v, want none (usage is on its child)", tokens)
-		}
-		p.shot("calls")
-	})
-	t.Run("trace tree and details", func(t *testing.T) {
-		p.t = t
-		p.do(chromedp.Click(chromedp.CSS("table.calls a.op")))
-		p.waitFor("document.querySelectorAll('.tree-row').length === 3")
-		if names := p.texts(".tree-row .name"); strings.Join(names, ",") != "chat,retrieve,llm" {
-			t.Errorf("tree = %v, want chat, retrieve, llm in start order", names)
-		}
-		if in := eval[string](p, "document.querySelector('.details').innerText"); !strings.Contains(in, "What is the capital of France?") {
-			t.Errorf("root details lack its input:\n%s", in)
-		}
-		p.do(chromedp.Click(chromedp.CSS(`.tree-row[data-call-id="child-llm"]`)))
-		p.waitFor("document.querySelector('#call-title').textContent === 'llm'")
-		usage := p.texts("table.usage tbody td")
-		if len(usage) != 6 || usage[0] != "gpt-4o" || usage[4] != "1,500" || !strings.HasPrefix(usage[5], "$") {
-			t.Errorf("usage row = %v, want gpt-4o with 1,500 tokens and a cost", usage)
-		}
-		if got := eval[string](p, "location.pathname"); got != "/acme/app/calls/child-llm" {
-			t.Errorf("address of the chosen call = %q", got)
-		}
-		p.shot("trace")
-	})
-	t.Run("OTel call shows its raw span", func(t *testing.T) {
-		p.t = t
-		p.open("/acme/app/calls?op=otel.agent")
-		p.waitFor(rows + " === 1")
-		p.do(chromedp.Click(chromedp.CSS("table.calls a.op")))
-		p.waitFor("[...document.querySelectorAll('.section h3')].some(h => h.textContent === 'Raw OpenTelemetry span')")
-	})
-	t.Run("charts", func(t *testing.T) {
-		p.t = t
-		p.open("/acme/app/charts?range=1h")
-		p.waitFor("!!document.querySelector('#chart-cost')")
-		attr := func(id string) string {
-			return eval[string](p, fmt.Sprintf("document.querySelector('#%s').dataset.total", id))
-		}
-		if got := attr("chart-calls"); got != "6" {
-			t.Errorf("calls chart total = %s, want 6 (5 Weave calls and 1 span)", got)
-		}
-		if got := attr("chart-tokens"); got != "1521" {
-			t.Errorf("tokens chart total = %s, want 1521", got)
-		}
-		if bars := eval[int](p, "document.querySelectorAll('#chart-calls rect').length"); bars < 2 {
-			t.Errorf("calls chart draws %d bars, want one per busy minute", bars)
-		}
-		p.shot("charts")
-		p.do(chromedp.Click(chromedp.CSS("#theme")))
-		p.waitFor("document.documentElement.dataset.theme === 'dark'")
-		p.shot("charts-dark")
-	})
-	t.Run("threads", func(t *testing.T) {
-		p.t = t
-		p.open("/acme/app/threads")
-		p.waitFor("document.querySelectorAll('tbody tr').length === 1")
-		p.do(chromedp.Click(chromedp.CSS("tbody a")))
-		p.waitFor("document.querySelectorAll('.turns > li').length === 1")
-		p.shot("thread")
-	})
-	t.Run("datasets", func(t *testing.T) {
-		p.t = t
-		p.open("/acme/app/datasets")
-		p.waitFor("document.querySelectorAll('tbody tr').length === 1")
-		if cells := p.texts("tbody td"); len(cells) < 3 || cells[0] != "evals" || cells[1] != "Dataset" || cells[2] != "v1" {
-			t.Errorf("datasets row = %v, want evals, Dataset, v1", cells)
-		}
-		p.do(chromedp.Click(chromedp.CSS("tbody a")))
-		p.waitFor("document.querySelectorAll('table.rows tbody tr').length === 2")
-		if v := p.texts("ol.versions li"); len(v) != 2 {
-			t.Errorf("versions = %v, want 2", v)
-		}
-		if cells := p.texts("table.rows tbody td"); !slices.Contains(cells, "Paris") {
-			t.Errorf("dataset rows = %v, want the row expecting Paris", cells)
-		}
-		p.shot("dataset")
-	})
+func signIn(t *testing.T, p page, w weft) {
+	p.open("/acme/app/calls?op=chat")
+	p.waitFor("!!document.querySelector('#apikey')")
+	p.shot("signin")
+	p.do(chromedp.SendKeys(chromedp.CSS("#apikey"), w.key), chromedp.Click(chromedp.CSS("form.signin button")))
+	p.waitFor(rows + " === 2")
+	if got := eval[string](p, "location.pathname + location.search"); got != "/acme/app/calls?op=chat" {
+		t.Errorf("address after sign-in = %q", got)
+	}
+	if ops := p.texts("table.calls tbody td:first-child"); strings.Join(ops, ",") != "chat,chat" {
+		t.Errorf("ops = %v, want two chat roots", ops)
+	}
+	if st := p.texts("table.calls .badge"); len(st) != 2 || st[0] != "error" || st[1] != "success" {
+		t.Errorf("statuses (newest first) = %v, want error, success", st)
+	}
+}
+
+func filterText(t *testing.T, p page, w weft) {
+	p.do(chromedp.SendKeys(chromedp.CSS("#f-q"), "CAPITAL"), chromedp.Click(chromedp.CSS("form.filters button[type=submit]")))
+	p.waitFor("location.search.includes('q=CAPITAL') && " + rows + " === 1")
+	if tokens := p.texts("table.calls tbody td:nth-child(5)"); len(tokens) != 1 || tokens[0] != "—" {
+		t.Errorf("root's own tokens = %v, want none (usage is on its child)", tokens)
+	}
+	p.shot("calls")
+}
+
+func traceTree(t *testing.T, p page, w weft) {
+	p.do(chromedp.Click(chromedp.CSS("table.calls a.op")))
+	p.waitFor("document.querySelectorAll('.tree-row').length === 3")
+	if names := p.texts(".tree-row .name"); strings.Join(names, ",") != "chat,retrieve,llm" {
+		t.Errorf("tree = %v, want chat, retrieve, llm in start order", names)
+	}
+	if in := eval[string](p, "document.querySelector('.details').innerText"); !strings.Contains(in, "What is the capital of France?") {
+		t.Errorf("root details lack its input:\n%s", in)
+	}
+	p.do(chromedp.Click(chromedp.CSS(`.tree-row[data-call-id="child-llm"]`)))
+	p.waitFor("document.querySelector('#call-title').textContent === 'llm'")
+	usage := p.texts("table.usage tbody td")
+	if len(usage) != 6 || usage[0] != "gpt-4o" || usage[4] != "1,500" || !strings.HasPrefix(usage[5], "$") {
+		t.Errorf("usage row = %v, want gpt-4o with 1,500 tokens and a cost", usage)
+	}
+	if got := eval[string](p, "location.pathname"); got != "/acme/app/calls/child-llm" {
+		t.Errorf("address of the chosen call = %q", got)
+	}
+	p.shot("trace")
+}
+
+func otelSpan(t *testing.T, p page, w weft) {
+	p.open("/acme/app/calls?op=otel.agent")
+	p.waitFor(rows + " === 1")
+	p.do(chromedp.Click(chromedp.CSS("table.calls a.op")))
+	p.waitFor("[...document.querySelectorAll('.section h3')].some(h => h.textContent === 'Raw OpenTelemetry span')")
+}
+
+func charts(t *testing.T, p page, w weft) {
+	p.open("/acme/app/charts?range=1h")
+	p.waitFor("!!document.querySelector('#chart-cost')")
+	attr := func(id string) string {
+		return eval[string](p, fmt.Sprintf("document.querySelector('#%s').dataset.total", id))
+	}
+	if got := attr("chart-calls"); got != "6" {
+		t.Errorf("calls chart total = %s, want 6 (5 Weave calls and 1 span)", got)
+	}
+	if got := attr("chart-tokens"); got != "1521" {
+		t.Errorf("tokens chart total = %s, want 1521", got)
+	}
+	if bars := eval[int](p, "document.querySelectorAll('#chart-calls rect').length"); bars < 2 {
+		t.Errorf("calls chart draws %d bars, want one per busy minute", bars)
+	}
+	p.shot("charts")
+	p.do(chromedp.Click(chromedp.CSS("#theme")))
+	p.waitFor("document.documentElement.dataset.theme === 'dark'")
+	p.shot("charts-dark")
+}
+
+func threads(t *testing.T, p page, w weft) {
+	p.open("/acme/app/threads")
+	p.waitFor("document.querySelectorAll('tbody tr').length === 1")
+	p.do(chromedp.Click(chromedp.CSS("tbody a")))
+	p.waitFor("document.querySelectorAll('.turns > li').length === 1")
+	p.shot("thread")
+}
+
+func datasets(t *testing.T, p page, w weft) {
+	p.open("/acme/app/datasets")
+	p.waitFor("document.querySelectorAll('tbody tr').length === 1")
+	if cells := p.texts("tbody td"); len(cells) < 3 || cells[0] != "evals" || cells[1] != "Dataset" || cells[2] != "v1" {
+		t.Errorf("datasets row = %v, want evals, Dataset, v1", cells)
+	}
+	p.do(chromedp.Click(chromedp.CSS("tbody a")))
+	p.waitFor("document.querySelectorAll('table.rows tbody tr').length === 2")
+	if v := p.texts("ol.versions li"); len(v) != 2 {
+		t.Errorf("versions = %v, want 2", v)
+	}
+	if cells := p.texts("table.rows tbody td"); !slices.Contains(cells, "Paris") {
+		t.Errorf("dataset rows = %v, want the row expecting Paris", cells)
+	}
+	p.shot("dataset")
 }
