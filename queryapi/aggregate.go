@@ -3,6 +3,7 @@ package queryapi
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"time"
@@ -97,13 +98,21 @@ func (a *AggregateAPI) fill(ctx context.Context, q storage.CallsAggregateQuery, 
 		out = append(out, aggregateBucket{Start: wire.Time{Time: t}, Usage: map[string]json.RawMessage{}})
 	}
 	for _, b := range agg.Buckets {
-		o := &out[index[b.Start.UnixMilli()]]
+		i, ok := index[b.Start.UnixMilli()]
+		if !ok {
+			return nil, fmt.Errorf("the store answered a bucket at %v, outside the range", b.Start)
+		}
+		o := &out[i]
 		o.CallCount, o.ErrorCount = b.CallCount, b.ErrorCount
 		o.LatencyP50, o.LatencyP95, o.LatencyP99 = b.LatencyP50, b.LatencyP95, b.LatencyP99
 	}
 	prices := newEnricher(a.extras, storage.CallsQuery{ProjectID: q.Calls.ProjectID, IncludeCosts: true})
 	for _, u := range agg.Usage {
-		o := &out[index[u.Start.UnixMilli()]]
+		i, ok := index[u.Start.UnixMilli()]
+		if !ok {
+			return nil, fmt.Errorf("the store answered usage at %v, outside the range", u.Start)
+		}
+		o := &out[i]
 		o.PromptTokens += u.PromptTokens
 		o.CompletionTokens += u.CompletionTokens
 		o.TotalTokens += u.TotalTokens

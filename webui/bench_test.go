@@ -44,7 +44,7 @@ func BenchmarkBrowser(b *testing.B) {
 	for b.Loop() {
 		callsMS += p.timeTo("/acme/bench/calls", fmt.Sprintf("document.querySelectorAll('table.calls tbody tr').length === %d", min(50, total/traceSize)))
 		deepMS += p.timeTo(fmt.Sprintf("/acme/bench/calls?all=1&page=%d", total/2/50), "document.querySelectorAll('table.calls tbody tr').length === 50")
-		traceMS += p.timeTo("/acme/bench/calls/r00000007-0000", fmt.Sprintf("document.querySelectorAll('.tree-row').length === %d", traceSize))
+		traceMS += p.timeTo(fmt.Sprintf("/acme/bench/calls/r%08d-0000", total/traceSize/2), fmt.Sprintf("document.querySelectorAll('.tree-row').length === %d", traceSize))
 		n++
 	}
 	b.ReportMetric(callsMS/float64(n), "ms/calls-page")
@@ -102,8 +102,14 @@ func postTrace(w weft, i int, start time.Time) error {
 	if err != nil {
 		return err
 	}
+	return postRetrying(w, "/call/upsert_batch", body)
+}
+
+// postRetrying posts body, waiting and trying again while weft answers
+// 429 (its store is catching up).
+func postRetrying(w weft, path string, body []byte) error {
 	for {
-		req, err := http.NewRequest(http.MethodPost, w.url+"/call/upsert_batch", bytes.NewReader(body))
+		req, err := http.NewRequest(http.MethodPost, w.url+path, bytes.NewReader(body))
 		if err != nil {
 			return err
 		}
@@ -117,9 +123,9 @@ func postTrace(w weft, i int, start time.Time) error {
 		case http.StatusOK:
 			return nil
 		case http.StatusTooManyRequests:
-			time.Sleep(200 * time.Millisecond) // the store is catching up
+			time.Sleep(200 * time.Millisecond)
 		default:
-			return fmt.Errorf("upsert_batch: %d", resp.StatusCode)
+			return fmt.Errorf("%s: %d", path, resp.StatusCode)
 		}
 	}
 }
