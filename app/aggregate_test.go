@@ -89,3 +89,34 @@ func TestCallsAggregateRefusals(t *testing.T) {
 		}
 	}
 }
+
+func TestProjectsList(t *testing.T) {
+	e := newEnv(t)
+	writeChartCalls(e)
+	var out struct {
+		Projects []struct {
+			ProjectID  string `json:"project_id"`
+			CallCount  int64  `json:"call_count"`
+			LastCallAt string `json:"last_call_at"`
+		} `json:"projects"`
+	}
+	e.ok("/projects/list", map[string]any{"entity": "acme"}, &out)
+	if len(out.Projects) != 1 || out.Projects[0].ProjectID != "acme/app" || out.Projects[0].CallCount != 3 ||
+		out.Projects[0].LastCallAt != "2025-01-01T00:02:00Z" {
+		t.Errorf("projects = %+v, want acme/app with 3 calls, last at 00:02", out.Projects)
+	}
+	for _, tc := range []struct {
+		name, key string
+		body      any
+		want      int
+	}{
+		{"other entity", e.evil, map[string]any{"entity": "acme"}, http.StatusForbidden},
+		{"own entity, none yet", e.evil, map[string]any{"entity": "evil"}, http.StatusOK},
+		{"no entity", e.member, map[string]any{}, http.StatusUnprocessableEntity},
+		{"no key", "", map[string]any{"entity": "acme"}, http.StatusUnauthorized},
+	} {
+		if status, _, body := e.do(http.MethodPost, "/projects/list", tc.key, tc.body); status != tc.want {
+			t.Errorf("%s: status %d (%s), want %d", tc.name, status, body, tc.want)
+		}
+	}
+}

@@ -27,6 +27,7 @@ type backend interface {
 	storage.CostStore
 	storage.ThreadReader
 	storage.CallsAggregator
+	storage.ProjectLister
 	storage.AutomationsBackend
 	Close() error
 }

@@ -67,3 +67,11 @@ func (r consistentReads) AggregateCalls(ctx context.Context, q storage.CallsAggr
 	}
 	return r.backend.AggregateCalls(ctx, q)
 }
+
+// ListProjects implements storage.ProjectLister.
+func (r consistentReads) ListProjects(ctx context.Context, entity string) ([]storage.ProjectSummary, error) {
+	if err := r.wait(ctx); err != nil {
+		return nil, err
+	}
+	return r.backend.ListProjects(ctx, entity)
+}

@@ -47,6 +47,7 @@ func (s *Server) routes() http.Handler {
 		queryapi.New(reads, extras, max, s.logger).Register(mux, authn)
 		queryapi.NewThreadsAPI(reads, max, s.logger).Register(mux, authn)
 		queryapi.NewAggregateAPI(reads, extras, max, s.logger).Register(mux, authn)
+		queryapi.NewProjectsAPI(reads, max, s.logger).Register(mux, authn)
 	}
 	if s.gateway != nil {
 		s.gateway.Register(mux, authn)

@@ -73,6 +73,7 @@ func TestBrowserJourney(t *testing.T) {
 		run  func(t *testing.T, p page, w weft)
 	}{
 		{"shared address asks for the key, then shows the page", signIn},
+		{"picker lists the key's projects", picker},
 		{"free text filter", filterText},
 		{"trace tree and details", traceTree},
 		{"OTel call shows its raw span", otelSpan},
@@ -185,4 +186,17 @@ func datasets(t *testing.T, p page, w weft) {
 		t.Errorf("dataset rows = %v, want the row expecting Paris", cells)
 	}
 	p.shot("dataset")
+}
+
+func picker(t *testing.T, p page, _ weft) {
+	p.open("/")
+	p.waitFor("document.querySelectorAll('ul.projects li').length === 1")
+	if got := p.texts("ul.projects a"); len(got) != 1 || got[0] != "acme/app" {
+		t.Errorf("projects = %v, want acme/app", got)
+	}
+	p.shot("picker")
+	p.do(chromedp.Click(chromedp.CSS("ul.projects a")))
+	p.waitFor("location.pathname === '/acme/app/calls' && " + rows + " === 4") // chat twice, index, the span
+	p.open("/acme/app/calls?op=chat")
+	p.waitFor(rows + " === 2")
 }

@@ -11,10 +11,12 @@ import (
 	"github.com/weftdev/weft/storage"
 )
 
-// aggregateStore is what the aggregate cases need from a backend.
+// aggregateStore is what the aggregate and project listing cases need
+// from a backend.
 type aggregateStore interface {
 	storage.CallWriter
 	storage.CallsAggregator
+	storage.ProjectLister
 }
 
 // runAggregate runs every aggregate case against stores made by newStore.
@@ -27,6 +29,7 @@ func runAggregate(t *testing.T, newStore func(t *testing.T) aggregateStore) {
 		{"SumsUsagePerModel", testAggregateUsage},
 		{"FiltersByOpAndRoots", testAggregateFilters},
 		{"RefusesBadRanges", testAggregateBadRanges},
+		{"ListsProjectsWithCalls", testListProjects},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) { tc.run(t, newStore(t)) })
@@ -146,5 +149,29 @@ func testAggregateBadRanges(t *testing.T, s aggregateStore) {
 		if _, err := s.AggregateCalls(context.Background(), q); !errors.Is(err, storage.ErrInvalidArgument) {
 			t.Errorf("%s: err = %v, want ErrInvalidArgument", name, err)
 		}
+	}
+}
+
+// testListProjects lists only the entity's projects that hold visible
+// calls, the most recently active first.
+func testListProjects(t *testing.T, s aggregateStore) {
+	writeAggregateFixture(t, s) // e/a, calls until base+10m
+	ops := timedCall("z", "", "chat", 20*time.Minute, time.Second, false, `{}`)
+	for _, op := range ops {
+		op.Part.Call.ProjectID = "e/z"
+	}
+	other := timedCall("o", "", "chat", 0, time.Second, false, `{}`)
+	for _, op := range other {
+		op.Part.Call.ProjectID = "ee/x" // an entity whose name extends e
+	}
+	write(t, s, append(ops, other...)...)
+	got, err := s.ListProjects(context.Background(), "e")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []storage.ProjectSummary{{ProjectID: "e/z", CallCount: 1, LastCallAt: base.Add(20 * time.Minute)},
+		{ProjectID: "e/a", CallCount: 6, LastCallAt: base.Add(10 * time.Minute)}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("ListProjects(e) = %+v\nwant %+v", got, want)
 	}
 }

@@ -13,6 +13,7 @@ type Store interface {
 	storage.CallReader
 	storage.ThreadReader
 	storage.CallsAggregator
+	storage.ProjectLister
 	storage.ObjectStore
 	storage.TableStore
 	storage.FileStore

@@ -1,6 +1,6 @@
 // Sign-in with an API key, and the entity and project picker.
-import { setKey, clearKey, whoAmI } from './api.js';
-import { h } from './dom.js';
+import { setKey, clearKey, whoAmI, postJSON } from './api.js';
+import { h, fmtTime } from './dom.js';
 
 const RECENT = 'weft.recentProjects';
 
@@ -43,12 +43,15 @@ export function renderSignIn(main, done) {
   input.focus();
 }
 
-// renderPicker opens a project: the key's entity and the projects opened
-// before in this browser are offered.
+// renderPicker opens a project: the projects of the key's entity that
+// hold calls, or any project typed in (every project of an entity the key
+// may read exists, even before its first call).
 export function renderPicker(main, me, navigate) {
   const recent = recentProjects();
   const entity = h('input', { id: 'entity', name: 'entity', value: me.entity || '', required: true });
   const project = h('input', { id: 'project', name: 'project', list: 'recent-names', required: true, value: recent.length ? recent[0].split('/')[1] : '' });
+  const listed = h('section', { class: 'card', 'aria-labelledby': 'projects-title', 'aria-busy': 'true' },
+    h('h2', { id: 'projects-title' }, 'Projects'), h('p', {}, 'Loading…'));
   const form = h('form', { class: 'card picker', 'aria-labelledby': 'picker-title' },
     h('h1', { id: 'picker-title' }, 'Open a project'),
     h('p', {}, `Signed in${me.user ? ' as ' + me.user : ''}; this key reads the projects of ${me.entity}.`),
@@ -60,7 +63,21 @@ export function renderPicker(main, me, navigate) {
     ev.preventDefault();
     navigate(`/${encodeURIComponent(entity.value.trim())}/${encodeURIComponent(project.value.trim())}/calls`);
   });
-  const links = recent.map((p) => h('li', {}, h('a', { href: `/${p}/calls` }, p)));
-  main.replaceChildren(form, recent.length ? h('section', { class: 'card' }, h('h2', {}, 'Recent projects'), h('ul', {}, links)) : '');
+  entity.addEventListener('change', () => listProjects(listed, entity.value.trim()));
+  main.replaceChildren(form, listed);
+  listProjects(listed, entity.value.trim());
   project.focus();
+}
+
+async function listProjects(section, entity) {
+  const title = section.firstChild;
+  try {
+    const { projects } = await postJSON('/projects/list', { entity });
+    const items = projects.map((p) => h('li', {}, h('a', { href: `/${p.project_id}/calls` }, p.project_id),
+      h('span', { class: 'hint' }, ` ${p.call_count.toLocaleString()} calls, last ${fmtTime(p.last_call_at)}`)));
+    section.replaceChildren(title, items.length ? h('ul', { class: 'projects' }, items) : h('p', {}, `No project of ${entity} holds calls yet.`));
+  } catch (err) {
+    section.replaceChildren(title, h('p', { class: 'error' }, String(err.message)));
+  }
+  section.removeAttribute('aria-busy');
 }
