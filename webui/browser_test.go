@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 
 	"github.com/weftdev/weft/internal/browsertest"
 )
@@ -74,10 +75,12 @@ func TestBrowserJourney(t *testing.T) {
 	}{
 		{"shared address asks for the key, then shows the page", signIn},
 		{"picker lists the key's projects", picker},
+		{"status and time filters", filterStatusAndTime},
 		{"free text filter", filterText},
 		{"trace tree and details", traceTree},
 		{"OTel call shows its raw span", otelSpan},
 		{"charts", charts},
+		{"live view shows new calls", liveView},
 		{"threads", threads},
 		{"datasets", datasets},
 	} {
@@ -123,7 +126,9 @@ func traceTree(t *testing.T, p page, w weft) {
 	if in := eval[string](p, "document.querySelector('.details').innerText"); !strings.Contains(in, "What is the capital of France?") {
 		t.Errorf("root details lack its input:\n%s", in)
 	}
-	p.do(chromedp.Click(chromedp.CSS(`.tree-row[data-call-id="child-llm"]`)))
+	// By keyboard: down twice from the root, then Enter.
+	p.do(chromedp.Focus(chromedp.CSS(".tree-row")), chromedp.KeyEvent(kb.ArrowDown), chromedp.KeyEvent(kb.ArrowDown),
+		chromedp.KeyEvent(kb.Enter))
 	p.waitFor("document.querySelector('#call-title').textContent === 'llm'")
 	usage := p.texts("table.usage tbody td")
 	if len(usage) != 6 || usage[0] != "gpt-4o" || usage[4] != "1,500" || !strings.HasPrefix(usage[5], "$") {
@@ -199,4 +204,29 @@ func picker(t *testing.T, p page, _ weft) {
 	p.waitFor("location.pathname === '/acme/app/calls' && " + rows + " === 4") // chat twice, index, the span
 	p.open("/acme/app/calls?op=chat")
 	p.waitFor(rows + " === 2")
+}
+
+func filterStatusAndTime(t *testing.T, p page, _ weft) {
+	p.open("/acme/app/calls?status=error")
+	p.waitFor(rows + " === 1")
+	if ops := p.texts("table.calls tbody td:first-child"); len(ops) != 1 || ops[0] != "chat" {
+		t.Errorf("failed roots = %v, want the failed chat", ops)
+	}
+	// From 150 s ago: the index root (2 min ago) and the span (now).
+	from := time.Now().Add(-150 * time.Second).UTC().Format(time.RFC3339)
+	p.open("/acme/app/calls?from=" + from)
+	p.waitFor(rows + " === 2")
+	if ops := p.texts("table.calls tbody td:first-child"); strings.Join(ops, ",") != "otel.agent,index" {
+		t.Errorf("roots since %s = %v, want otel.agent, index", from, ops)
+	}
+	p.open("/acme/app/calls?op=chat")
+	p.waitFor(rows + " === 2")
+}
+
+func liveView(t *testing.T, p page, w weft) {
+	p.open("/acme/app/calls?live=1&op=late")
+	p.waitFor("document.querySelector('.empty') !== null")
+	w.post(t, "/call/upsert_batch", map[string]any{"batch": callOps("late-1", "trace-late", "", "late", time.Now(),
+		time.Second, map[string]any{}, map[string]any{}, "")})
+	p.waitFor(rows + " === 1")
 }
