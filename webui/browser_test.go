@@ -137,7 +137,14 @@ func traceTree(t *testing.T, p page, w weft) {
 	if got := eval[string](p, "location.pathname"); got != "/acme/app/calls/child-llm" {
 		t.Errorf("address of the chosen call = %q", got)
 	}
+	if fb := p.texts("ul.feedback li"); len(fb) != 1 || !strings.Contains(fb[0], "short and right") {
+		t.Errorf("feedback = %v, want the note", fb)
+	}
 	p.shot("trace")
+	p.do(chromedp.Click(chromedp.CSS(`.tree-row[data-call-id="child-retrieve"]`)))
+	p.waitFor("!!document.querySelector('.details a.ref')")
+	p.do(chromedp.Click(chromedp.CSS(".details a.ref")))
+	p.waitFor("location.pathname === '/acme/app/objects/evals' && document.querySelector('h1')?.textContent.startsWith('evals')")
 }
 
 func otelSpan(t *testing.T, p page, w weft) {

@@ -104,8 +104,9 @@ func callOps(id, trace, parent, op string, start time.Time, dur time.Duration, i
 }
 
 // ingestWeave writes, through the Weave API, a "chat" trace (retrieve and
-// llm children, the llm using gpt-4o), a failed "chat" root and an
-// "index" root, all within the last minutes.
+// llm children: retrieve's input holds a ref to the dataset "evals", the
+// llm uses gpt-4o and has a note), a failed "chat" root and an "index"
+// root, all within the last minutes.
 func ingestWeave(t testing.TB, w weft, now time.Time) {
 	usage := map[string]any{"usage": map[string]any{"gpt-4o": map[string]any{
 		"requests": 1, "prompt_tokens": 1200, "completion_tokens": 300, "total_tokens": 1500}}}
@@ -114,7 +115,7 @@ func ingestWeave(t testing.TB, w weft, now time.Time) {
 		callOps("root-1", "trace-1", "", "chat", now.Add(-4*time.Minute), 2*time.Second,
 			map[string]any{"question": "What is the capital of France?"}, map[string]any{}, ""),
 		callOps("child-retrieve", "trace-1", "root-1", "retrieve", now.Add(-4*time.Minute+100*time.Millisecond), 400*time.Millisecond,
-			map[string]any{"query": "capital France"}, map[string]any{}, ""),
+			map[string]any{"query": "capital France", "index": "weave:///acme/app/object/evals"}, map[string]any{}, ""),
 		callOps("child-llm", "trace-1", "root-1", "llm", now.Add(-4*time.Minute+600*time.Millisecond), time.Second,
 			map[string]any{"prompt": "Answer briefly"}, usage, ""),
 		callOps("root-2", "trace-2", "", "chat", now.Add(-3*time.Minute), 500*time.Millisecond,
@@ -127,6 +128,8 @@ func ingestWeave(t testing.TB, w weft, now time.Time) {
 	first := batch[0]["req"].(map[string]any)["start"].(map[string]any)
 	first["thread_id"], first["turn_id"] = "thread-1", "root-1"
 	w.post(t, "/call/upsert_batch", map[string]any{"batch": batch})
+	w.post(t, "/feedback/create", map[string]any{"project_id": "acme/app", "weave_ref": "weave:///acme/app/call/child-llm",
+		"feedback_type": "wandb.note.1", "payload": map[string]any{"note": "short and right"}})
 }
 
 // ingestOTLP exports one span with the OpenTelemetry SDK over OTLP/HTTP.
