@@ -170,6 +170,11 @@ func charts(t *testing.T, p page, w weft) {
 		t.Errorf("calls chart draws %d bars, want one per busy minute", bars)
 	}
 	p.shot("charts")
+	p.open("/acme/app/charts?range=1h&op=chat")
+	p.waitFor("document.querySelector('#chart-calls')?.dataset.total === '2'")
+	if got := attr("chart-errors"); got != "50" {
+		t.Errorf("error rate of op chat = %s%%, want 50", got)
+	}
 	p.do(chromedp.Click(chromedp.CSS("#theme")))
 	p.waitFor("document.documentElement.dataset.theme === 'dark'")
 	p.shot("charts-dark")

@@ -55,7 +55,7 @@ function figures(buckets) {
   const rate = buckets.map((b) => (b.call_count ? (100 * b.error_count) / b.call_count : null));
   const maxOf = (k) => Math.max(0, ...buckets.map((b) => b[k] ?? 0));
   const pct = (v) => `${v.toFixed(v < 10 ? 1 : 0)}%`;
-  const int = (v) => Math.round(v).toLocaleString();
+  const int = (v) => (Number.isInteger(v) ? v.toLocaleString() : v.toFixed(1));
   return [
     chart('chart-calls', 'Calls', times, [{ name: 'calls', values: col('call_count'), kind: 'bar', cls: 's1' }], int, calls),
     chart('chart-errors', 'Error rate', times, [{ name: 'errors', values: rate, kind: 'line', cls: 's3' }], pct,

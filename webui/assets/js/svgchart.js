@@ -32,6 +32,10 @@ export function chart(id, title, times, series, fmt, total) {
     } else {
       const pts = sr.values.map((v, i) => (v === null ? null : `${x(i) + bw / 2},${y(v)}`)).filter(Boolean);
       if (pts.length) svg.append(s('polyline', { points: pts.join(' '), class: `line ${sr.cls}` }));
+      // Dots, so a lone value (one busy bucket) shows too.
+      sr.values.forEach((v, i) => {
+        if (v !== null) svg.append(s('circle', { cx: x(i) + bw / 2, cy: y(v), r: 2.5, class: `dot ${sr.cls}` }));
+      });
     }
   }
   const legend = series.length > 1 ? h('ul', { class: 'legend' }, series.map((sr) => h('li', { class: sr.cls }, sr.name))) : null;
