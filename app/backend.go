@@ -26,6 +26,8 @@ type backend interface {
 	storage.FeedbackStore
 	storage.CostStore
 	storage.ThreadReader
+	storage.CallsAggregator
+	storage.ProjectLister
 	storage.AutomationsBackend
 	Close() error
 }

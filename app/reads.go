@@ -59,3 +59,19 @@ func (r consistentReads) QueryThreads(ctx context.Context, q storage.ThreadsQuer
 		}
 	}
 }
+
+// AggregateCalls implements storage.CallsAggregator.
+func (r consistentReads) AggregateCalls(ctx context.Context, q storage.CallsAggregateQuery) (storage.CallsAggregate, error) {
+	if err := r.wait(ctx); err != nil {
+		return storage.CallsAggregate{}, err
+	}
+	return r.backend.AggregateCalls(ctx, q)
+}
+
+// ListProjects implements storage.ProjectLister.
+func (r consistentReads) ListProjects(ctx context.Context, entity string) ([]storage.ProjectSummary, error) {
+	if err := r.wait(ctx); err != nil {
+		return nil, err
+	}
+	return r.backend.ListProjects(ctx, entity)
+}

@@ -46,6 +46,8 @@ func (s *Server) routes() http.Handler {
 			Users: auth.StoreUsers{Store: s.keys}, Retention: s.cfg.Retention.For}
 		queryapi.New(reads, extras, max, s.logger).Register(mux, authn)
 		queryapi.NewThreadsAPI(reads, max, s.logger).Register(mux, authn)
+		queryapi.NewAggregateAPI(reads, extras, max, s.logger).Register(mux, authn)
+		queryapi.NewProjectsAPI(reads, max, s.logger).Register(mux, authn)
 	}
 	if s.gateway != nil {
 		s.gateway.Register(mux, authn)
@@ -62,7 +64,7 @@ func (s *Server) routes() http.Handler {
 		s.feedback.Register(mux, authn)
 	}
 	unbudgeted := append([]string{"/file/create", "/files/create"}, inference.Paths...)
-	return recoverPanics(s.logger, underTraces(s.inflight.Limit(mux, unbudgeted...)))
+	return recoverPanics(s.logger, s.withUI(underTraces(s.inflight.Limit(mux, unbudgeted...))))
 }
 
 func recoverPanics(logger interface {

@@ -85,6 +85,8 @@ type Config struct {
 	Kafka kafkabase.Config `yaml:"kafka"`
 	// Automations configures webhook deliveries and the secrets key.
 	Automations Automations `yaml:"automations"`
+	// UI serves the browser UI at / on the API listener. Default true.
+	UI bool `yaml:"ui"`
 }
 
 // Default returns the documented defaults.
@@ -107,6 +109,7 @@ func Default() Config {
 		MigrateOnStart:  true,
 		Kafka:           kafkabase.DefaultConfig(),
 		Automations:     DefaultAutomations(),
+		UI:              true,
 	}
 }
 

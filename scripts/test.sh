@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs Weft's whole test suite on a fresh machine: installs what the tests
-# need (Go modules, the ClickHouse engine libchdb and the Weave TypeScript
-# SDK from npm), checks
+# need (Go modules, the ClickHouse engine libchdb, the Weave TypeScript
+# SDK from npm and Chromium for the web UI), checks
 # formatting and vet, then runs every test with the race detector.
 # Tests that need an engine fail, never skip, when it is missing.
 set -euo pipefail
@@ -19,6 +19,12 @@ fi
 if [ -x scripts/install-node-deps.sh ]; then
   echo "==> npm packages for the TypeScript SDK test"
   scripts/install-node-deps.sh
+fi
+
+if [ -x scripts/install-chromium.sh ]; then
+  echo "==> chromium (headless browser for the web UI tests)"
+  WEFT_CHROMIUM="$(scripts/install-chromium.sh | tail -n 1)"
+  export WEFT_CHROMIUM
 fi
 
 echo "==> gofmt"

@@ -12,6 +12,8 @@ type Store interface {
 	storage.CallWriter
 	storage.CallReader
 	storage.ThreadReader
+	storage.CallsAggregator
+	storage.ProjectLister
 	storage.ObjectStore
 	storage.TableStore
 	storage.FileStore
@@ -20,7 +22,7 @@ type Store interface {
 	storage.AutomationsBackend
 }
 
-// RunAll runs every suite of the contract (calls, threads, objects and
+// RunAll runs every suite of the contract (calls, threads, aggregates, objects and
 // refs, tables, files, feedback, costs, automations), each case against a fresh, empty
 // store from newStore. It is the only entry point: a backend's test calls
 // it once, so a suite added here runs on every backend.
@@ -31,6 +33,7 @@ func RunAll(t *testing.T, newStore func(t *testing.T) Store) {
 	}{
 		{"Calls", func(t *testing.T) { runCalls(t, func(t *testing.T) callStore { return newStore(t) }) }},
 		{"Threads", func(t *testing.T) { runThreads(t, func(t *testing.T) threadStore { return newStore(t) }) }},
+		{"Aggregate", func(t *testing.T) { runAggregate(t, func(t *testing.T) aggregateStore { return newStore(t) }) }},
 		{"Objects", func(t *testing.T) { runObjects(t, func(t *testing.T) storage.ObjectStore { return newStore(t) }) }},
 		{"Tables", func(t *testing.T) { runTables(t, func(t *testing.T) storage.TableStore { return newStore(t) }) }},
 		{"Files", func(t *testing.T) { runFiles(t, func(t *testing.T) storage.FileStore { return newStore(t) }) }},

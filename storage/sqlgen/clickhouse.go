@@ -256,3 +256,8 @@ func (ClickHouse) FirstBy(value, orderBy, filter string) string {
 	}
 	return "argMinIf(" + value + ", (" + orderBy + "), " + filter + ")"
 }
+
+// ObjectEntries implements Dialect with an ARRAY JOIN of the raw entries.
+func (ClickHouse) ObjectEntries(doc, key string) (join, entryKey, entryValue string) {
+	return " ARRAY JOIN JSONExtractKeysAndValuesRaw(" + doc + ", '" + key + "') AS _e", "_e.1", "_e.2"
+}

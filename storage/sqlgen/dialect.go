@@ -99,4 +99,9 @@ type Dialect interface {
 	// FirstBy is an aggregate returning the first value in orderBy order
 	// among the rows where filter holds ("" for no filter).
 	FirstBy(value, orderBy, filter string) string
+	// ObjectEntries renders a join that repeats each row once per entry
+	// of the JSON object at the top-level key of doc (key is a constant,
+	// never user input), and the entry's key and value (JSON text).
+	// Rows whose doc holds no such object have no entries.
+	ObjectEntries(doc, key string) (join, entryKey, entryValue string)
 }

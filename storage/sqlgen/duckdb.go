@@ -192,3 +192,8 @@ func (DuckDB) FirstBy(value, orderBy, filter string) string {
 	}
 	return s
 }
+
+// ObjectEntries implements Dialect with a lateral json_each.
+func (DuckDB) ObjectEntries(doc, key string) (join, entryKey, entryValue string) {
+	return ", json_each(" + doc + ", '$." + key + "') AS _e", "_e.key", "CAST(_e.value AS VARCHAR)"
+}

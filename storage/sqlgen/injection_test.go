@@ -71,6 +71,15 @@ func testUserValuesAreBound(t *testing.T, e engine) {
 		t.Fatal(err)
 	}
 	checkBound(t, e, "threads", st)
+	agg := storage.CallsAggregateQuery{Calls: q, Start: now.Add(-time.Hour), End: now, BucketSeconds: 60}
+	for name, render := range map[string]func(Dialect, storage.CallsAggregateQuery) (Statement, error){
+		"aggregate buckets": AggregateBuckets, "aggregate usage": AggregateUsage,
+	} {
+		if st, err = render(e.d, agg); err != nil {
+			t.Fatal(err)
+		}
+		checkBound(t, e, name, st)
+	}
 	rows := e.rows(t, Statement{SQL: "SELECT count(*) AS n FROM calls"})
 	if n := rows[0]["n"]; n != int64(len(callFixtures())) {
 		t.Fatalf("calls table damaged: %#v rows", n)

@@ -1,0 +1,76 @@
+package duckdb
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+
+	"github.com/weftdev/weft/storage"
+	"github.com/weftdev/weft/storage/sqlgen"
+)
+
+// AggregateCalls implements storage.CallsAggregator.
+func (s *Store) AggregateCalls(ctx context.Context, q storage.CallsAggregateQuery) (storage.CallsAggregate, error) {
+	var out storage.CallsAggregate
+	d := sqlgen.NewDuckDB()
+	st, err := sqlgen.AggregateBuckets(d, q)
+	if err != nil {
+		return out, err
+	}
+	if err := s.eachRow(ctx, st, func(rows *sql.Rows) error {
+		b, err := scanBucket(rows, q)
+		out.Buckets = append(out.Buckets, b)
+		return err
+	}); err != nil {
+		return out, fmt.Errorf("aggregate calls: %w", err)
+	}
+	if st, err = sqlgen.AggregateUsage(d, q); err != nil {
+		return out, err
+	}
+	if err := s.eachRow(ctx, st, func(rows *sql.Rows) error {
+		u, err := scanUsage(rows, q)
+		out.Usage = append(out.Usage, u)
+		return err
+	}); err != nil {
+		return out, fmt.Errorf("aggregate usage: %w", err)
+	}
+	return out, nil
+}
+
+// scanBucket reads one row of sqlgen.AggregateColumns.
+func scanBucket(rows *sql.Rows, q storage.CallsAggregateQuery) (storage.CallsBucket, error) {
+	var (
+		b             storage.CallsBucket
+		i             int64
+		p50, p95, p99 sql.NullFloat64
+	)
+	err := rows.Scan(&i, &b.CallCount, &b.ErrorCount, &p50, &p95, &p99)
+	b.Start, b.LatencyP50, b.LatencyP95, b.LatencyP99 = q.BucketStart(i), floatPtr(p50), floatPtr(p95), floatPtr(p99)
+	return b, err
+}
+
+// scanUsage reads one row of sqlgen.UsageColumns.
+func scanUsage(rows *sql.Rows, q storage.CallsAggregateQuery) (storage.ModelUsageBucket, error) {
+	var (
+		u storage.ModelUsageBucket
+		i int64
+	)
+	err := rows.Scan(&i, &u.Model, &u.Requests, &u.PromptTokens, &u.CompletionTokens, &u.TotalTokens)
+	u.Start = q.BucketStart(i)
+	return u, err
+}
+
+// eachRow runs st and calls scan for each row.
+func (s *Store) eachRow(ctx context.Context, st sqlgen.Statement, scan func(*sql.Rows) error) error {
+	rows, err := s.db.QueryContext(ctx, st.SQL, st.Args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		if err := scan(rows); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}

@@ -1,0 +1,90 @@
+package sqlgen
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/weftdev/weft/storage"
+	"github.com/weftdev/weft/storage/querylang"
+)
+
+// AggregateColumns is the select list of AggregateBuckets, in the order
+// of storage.CallsBucket's fields; bucket is the bucket's index from the
+// range's start.
+var AggregateColumns = []string{"bucket", "call_count", "error_count", "latency_p50", "latency_p95", "latency_p99"}
+
+// UsageColumns is the select list of AggregateUsage, in the order of
+// storage.ModelUsageBucket's fields.
+var UsageColumns = []string{"bucket", "model", "requests", "prompt_tokens", "completion_tokens", "total_tokens"}
+
+// aggregatePlan is a calls filter restricted to the aggregate's range,
+// with the bucket index expression.
+type aggregatePlan struct {
+	*callsPlan
+	bucket string
+}
+
+func planAggregate(d Dialect, q storage.CallsAggregateQuery) (*aggregatePlan, error) {
+	if q.BucketSeconds <= 0 {
+		return nil, fmt.Errorf("bucket_seconds must be positive, got %d: %w", q.BucketSeconds, storage.ErrInvalidArgument)
+	}
+	if !q.End.After(q.Start) {
+		return nil, fmt.Errorf("end must be after start: %w", storage.ErrInvalidArgument)
+	}
+	if n := q.End.Sub(q.Start).Milliseconds() / (q.BucketSeconds * 1000); n >= storage.MaxAggregateBuckets {
+		return nil, fmt.Errorf("the range spans %d buckets; at most %d fit in one query: %w",
+			n+1, storage.MaxAggregateBuckets, storage.ErrInvalidArgument)
+	}
+	p, err := planCalls(d, q.Calls, false)
+	if err != nil {
+		return nil, err
+	}
+	p.where = append(p.where, "c.started_at >= "+p.b.bind(q.Start.UTC(), TypeTime),
+		"c.started_at < "+p.b.bind(q.End.UTC(), TypeTime))
+	origin := p.b.bind(q.Start.UTC().UnixMilli(), TypeInt)
+	width := p.b.bind(q.BucketSeconds*1000, TypeInt)
+	bucket := "CAST(floor((" + d.EpochMillis("c.started_at") + " - " + origin + ") / " + width + ") AS BIGINT)"
+	return &aggregatePlan{callsPlan: p, bucket: bucket}, nil
+}
+
+// AggregateBuckets renders the per-bucket call count, error count and
+// latency quantiles of q, one row of AggregateColumns per bucket that has
+// calls, in bucket order.
+func AggregateBuckets(d Dialect, q storage.CallsAggregateQuery) (Statement, error) {
+	p, err := planAggregate(d, q)
+	if err != nil {
+		return Statement{}, err
+	}
+	latency := d.MillisBetween("c.started_at", "c.ended_at")
+	sql := p.withClause() + "SELECT " + p.bucket + " AS bucket, count(*) AS call_count, " +
+		d.SumInt("CASE WHEN c.exception IS NOT NULL THEN 1 ELSE 0 END") + " AS error_count, " +
+		d.Quantile(latency, 0.5) + " AS latency_p50, " + d.Quantile(latency, 0.95) + " AS latency_p95, " +
+		d.Quantile(latency, 0.99) + " AS latency_p99 FROM " + p.from() + " WHERE " + andAll(p.where) +
+		" GROUP BY bucket ORDER BY bucket"
+	return Statement{SQL: sql, Args: p.b.args}, nil
+}
+
+// AggregateUsage renders the per-bucket, per-model sums of the matching
+// calls' summary.usage entries, one row of UsageColumns each, in bucket
+// then model order. Counts that are no numbers count as 0.
+func AggregateUsage(d Dialect, q storage.CallsAggregateQuery) (Statement, error) {
+	p, err := planAggregate(d, q)
+	if err != nil {
+		return Statement{}, err
+	}
+	join, model, value := d.ObjectEntries("c.summary", "usage")
+	count := func(names ...string) string {
+		var terms []string
+		for _, n := range names {
+			path := p.b.bind(d.JSONPath([]querylang.Segment{{Key: n}}), TypeString)
+			terms = append(terms, "coalesce("+d.ParseFloat(d.JSONValue(value, path))+", 0)")
+		}
+		return d.SumInt(strings.Join(terms, " + "))
+	}
+	sql := p.withClause() + "SELECT " + p.bucket + " AS bucket, " + model + " AS model, " +
+		count("requests") + " AS requests, " + count("prompt_tokens", "input_tokens") + " AS prompt_tokens, " +
+		count("completion_tokens", "output_tokens") + " AS completion_tokens, " +
+		count("total_tokens") + " AS total_tokens FROM " + p.from() + join + " WHERE " + andAll(p.where) +
+		" GROUP BY bucket, model ORDER BY bucket, model"
+	return Statement{SQL: sql, Args: p.b.args}, nil
+}

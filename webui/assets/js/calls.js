@@ -1,0 +1,87 @@
+// The calls page: filters, a sortable table of root (or all) calls, paging
+// and a live view. Its state lives in the address, so any view is a link.
+import { postLines, postJSON } from './api.js';
+import { h, setStatus, fmtMs, fmtTime, fmtCost, fmtNum } from './dom.js';
+import { callsRequest, filterOf, extraColumns, shortOp, valueAt, PAGE_SIZE } from './callsquery.js';
+import { totals, status, latency } from './usage.js';
+import { filtersForm } from './callsform.js';
+
+const LIVE_MS = 3000;
+
+export async function render(main, ctx) {
+  const p = ctx.params;
+  const base = `/${encodeURIComponent(ctx.entity)}/${encodeURIComponent(ctx.project)}/calls`;
+  const go = (changes) => {
+    const next = new URLSearchParams(p);
+    for (const [k, v] of Object.entries(changes)) {
+      if (v === '' || v === null || v === undefined || v === false) next.delete(k);
+      else next.set(k, v === true ? '1' : v);
+    }
+    const qs = next.toString();
+    ctx.navigate(base + (qs ? '?' + qs : ''));
+  };
+  const table = h('div', { class: 'table-wrap' });
+  const count = h('span', { id: 'calls-count' });
+  const pager = pagerOf(p, go);
+  main.replaceChildren(h('h1', {}, 'Calls'), filtersForm(p, go), h('div', { class: 'bar' }, count, pager), table);
+  const load = async () => {
+    const calls = await postLines('/calls/stream_query', callsRequest(ctx, p));
+    table.replaceChildren(callsTable(calls, p, go, base));
+    pager.querySelector('[data-next]').disabled = calls.length < PAGE_SIZE;
+    setStatus(`${calls.length} calls shown`);
+  };
+  await load();
+  postJSON('/calls/query_stats', filterOf(ctx, p)).then((st) => {
+    count.textContent = `${st.count.toLocaleString()} ${p.get('all') ? 'calls' : 'traces'}`;
+  }).catch(() => {});
+  if (!p.get('live')) return null;
+  const timer = setInterval(() => load().catch((err) => setStatus(String(err.message))), LIVE_MS);
+  return { stop: () => clearInterval(timer) };
+}
+
+function pagerOf(p, go) {
+  const page = parseInt(p.get('page') || '0', 10) || 0;
+  return h('div', { class: 'pager' },
+    h('button', { type: 'button', disabled: page === 0, onclick: () => go({ page: page - 1 || '' }) }, '← Newer'),
+    h('span', {}, `Page ${page + 1}`),
+    h('button', { type: 'button', 'data-next': true, onclick: () => go({ page: page + 1 }) }, 'Older →'));
+}
+
+function sortHeader(label, key, p, go) {
+  const active = (p.get('sort') || 'start') === key;
+  const dir = p.get('dir') === 'asc' ? 'asc' : 'desc';
+  const next = active && dir === 'desc' ? 'asc' : 'desc';
+  return h('th', { scope: 'col', 'aria-sort': active ? (dir === 'asc' ? 'ascending' : 'descending') : null },
+    h('button', { type: 'button', class: 'sort', onclick: () => go({ sort: key, dir: next, page: '' }) },
+      label, active ? (dir === 'asc' ? ' ▲' : ' ▼') : ''));
+}
+
+function callsTable(calls, p, go, base) {
+  if (!calls.length) return h('p', { class: 'empty' }, 'No calls match.');
+  const extra = extraColumns(p);
+  const head = h('tr', {},
+    sortHeader('Op', 'op', p, go), sortHeader('Status', 'status', p, go), sortHeader('Start', 'start', p, go),
+    sortHeader('Latency', 'latency', p, go), h('th', { scope: 'col' }, 'Tokens'), h('th', { scope: 'col' }, 'Cost'),
+    extra.map((c) => sortHeader(c, c, p, go)));
+  const rows = calls.map((c) => {
+    const t = totals(c);
+    const st = status(c);
+    return h('tr', {},
+      h('td', {}, h('a', { href: `${base}/${encodeURIComponent(c.id)}`, class: 'op' }, c.display_name || shortOp(c.op_name))),
+      h('td', {}, h('span', { class: `badge ${st}` }, st)),
+      h('td', {}, h('time', { datetime: c.started_at }, fmtTime(c.started_at))),
+      h('td', { class: 'num' }, fmtMs(latency(c))),
+      h('td', { class: 'num' }, fmtNum(t.tokens)),
+      h('td', { class: 'num' }, fmtCost(t.cost)),
+      extra.map((col) => h('td', {}, cell(valueAt(c, col)))));
+  });
+  return h('table', { class: 'calls', 'aria-label': 'Calls' }, h('thead', {}, head), h('tbody', {}, rows));
+}
+
+function cell(v) {
+  if (v === undefined || v === null) return '—';
+  const s = typeof v === 'string' ? v : JSON.stringify(v);
+  return s.length > 120 ? s.slice(0, 117) + '…' : s;
+}
+
+

@@ -1,0 +1,42 @@
+// The calls page's filter form. Submitting it changes the address.
+import { h } from './dom.js';
+
+function field(id, label, input) {
+  input.id = id;
+  input.name = id;
+  return h('div', { class: 'field' }, h('label', { for: id }, label), input);
+}
+
+function localValue(iso) {
+  if (!iso) return '';
+  const d = new Date(iso);
+  return new Date(d.getTime() - d.getTimezoneOffset() * 60000).toISOString().slice(0, 16);
+}
+
+export function filtersForm(p, go) {
+  const text = (name, ph) => h('input', { type: 'search', value: p.get(name) || '', placeholder: ph || '' });
+  const status = h('select', {}, ['', 'success', 'error', 'running'].map((v) =>
+    h('option', { value: v, selected: p.get('status') === v }, v || 'any')));
+  const from = h('input', { type: 'datetime-local', value: localValue(p.get('from')) });
+  const to = h('input', { type: 'datetime-local', value: localValue(p.get('to')) });
+  const all = h('input', { type: 'checkbox', checked: !!p.get('all') });
+  const live = h('input', { type: 'checkbox', checked: !!p.get('live') });
+  const inputs = { op: text('op', 'op name'), q: text('q', 'text in inputs or output'), trace: text('trace'),
+    thread: text('thread'), cols: text('cols', 'inputs.question, attributes.model') };
+  const form = h('form', { class: 'filters', role: 'search', 'aria-label': 'Filter calls' },
+    field('f-op', 'Op', inputs.op), field('f-status', 'Status', status),
+    field('f-from', 'From', from), field('f-to', 'To', to),
+    field('f-trace', 'Trace id', inputs.trace), field('f-thread', 'Thread id', inputs.thread),
+    field('f-q', 'Search', inputs.q), field('f-cols', 'Extra columns', inputs.cols),
+    h('div', { class: 'checks' },
+      h('label', {}, all, ' All calls (not only roots)'), h('label', {}, live, ' Live')),
+    h('button', { type: 'submit' }, 'Apply'));
+  form.addEventListener('submit', (ev) => {
+    ev.preventDefault();
+    go({ op: inputs.op.value.trim(), q: inputs.q.value.trim(), trace: inputs.trace.value.trim(),
+      thread: inputs.thread.value.trim(), cols: inputs.cols.value.trim(), status: status.value,
+      from: from.value ? new Date(from.value).toISOString() : '', to: to.value ? new Date(to.value).toISOString() : '',
+      all: all.checked, live: live.checked, page: '' });
+  });
+  return form;
+}
