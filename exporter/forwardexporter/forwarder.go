@@ -1,0 +1,207 @@
+package forwardexporter
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/weftdev/weft/internal/wal"
+	"github.com/weftdev/weft/storage"
+)
+
+// forwarder reads the buffer in order and delivers it upstream, one batch
+// at a time, so a call's parts arrive in the order they were accepted.
+type forwarder struct {
+	cfg    Config
+	buf    *buffer
+	sink   Sink
+	logger *slog.Logger
+	m      *exporterMetrics
+	reader *wal.Reader
+	// held is a record read but not yet sent: it did not fit the batch
+	// before it (another key, or the batch was full).
+	held *entry
+	// readSeq is the last record read from the buffer.
+	readSeq uint64
+}
+
+// entry is one buffer record read back.
+type entry struct {
+	seq  uint64
+	key  string
+	ops  []storage.CallOp
+	size int
+}
+
+// batch is consecutive records under one key.
+type batch struct {
+	key  string
+	ops  []storage.CallOp
+	last uint64
+}
+
+// run forwards until ctx ends; the batch in hand when it ends stays in the
+// buffer and is sent again after the next start.
+func (f *forwarder) run(ctx context.Context) {
+	defer f.reader.Close()
+	for {
+		b, ok := f.next(ctx)
+		if !ok {
+			return
+		}
+		if !f.deliver(ctx, b.key, b.ops) {
+			return
+		}
+		f.m.sent.Add(float64(len(b.ops)))
+		if err := f.buf.markForwarded(b.last); err != nil {
+			f.logger.Warn("agent: recording forwarding progress", "err", err)
+		}
+		f.m.setBacklog(f.buf)
+	}
+}
+
+// next gathers the following batch, waiting for records to arrive.
+func (f *forwarder) next(ctx context.Context) (batch, bool) {
+	var b batch
+	var size int
+	for {
+		e, ok := f.read(ctx, b.last == 0)
+		if !ok {
+			return b, b.last != 0
+		}
+		fits := b.last == 0 || (e.key == b.key && len(b.ops)+len(e.ops) <= f.cfg.MaxBatchOps &&
+			int64(size+e.size) <= f.cfg.MaxBatchBytes)
+		if !fits {
+			f.held = e
+			return b, true
+		}
+		b.key, b.last, size = e.key, e.seq, size+e.size
+		b.ops = append(b.ops, e.ops...)
+	}
+}
+
+// read returns the next record: the held one, or one from the buffer. It
+// waits for an append only when wait is set; otherwise it reports false at
+// once when nothing more is buffered.
+func (f *forwarder) read(ctx context.Context, wait bool) (*entry, bool) {
+	if e := f.held; e != nil {
+		f.held = nil
+		return e, true
+	}
+	for attempt := 0; ; {
+		upTo := f.buf.last()
+		if upTo <= f.readSeq {
+			if !wait {
+				return nil, false
+			}
+			var ok bool
+			if upTo, ok = f.buf.waitFor(ctx, f.readSeq); !ok {
+				return nil, false
+			}
+		}
+		seq, rec, err := f.reader.Next(upTo)
+		if err != nil && !errors.Is(err, io.EOF) {
+			f.logger.Error("agent: reading the buffer", "err", err)
+			if !f.pause(ctx, attempt, 0) {
+				return nil, false
+			}
+			attempt++
+			continue
+		}
+		if err != nil {
+			continue
+		}
+		f.readSeq = seq
+		if e, ok := f.decode(seq, rec); ok {
+			return e, true
+		}
+	}
+}
+
+// decode reads a record back; one that cannot be read is set aside.
+func (f *forwarder) decode(seq uint64, rec []byte) (*entry, bool) {
+	key, ops, err := decodeRecord(rec)
+	if err != nil {
+		f.logger.Error("agent: a buffered record cannot be read back; keeping it in a rejected file", "seq", seq, "err", err)
+		f.keepRejected(append([]byte(nil), rec...), 1)
+		return nil, false
+	}
+	return &entry{seq: seq, key: key, ops: ops, size: len(rec)}, true
+}
+
+// deliver sends ops until the upstream accepts them, waiting between
+// attempts. Records refused for good are found by halving and set aside.
+// It reports false when ctx ended first.
+func (f *forwarder) deliver(ctx context.Context, key string, ops []storage.CallOp) bool {
+	for attempt := 0; ; attempt++ {
+		sctx, cancel := context.WithTimeout(ctx, f.cfg.RequestTimeout)
+		begin := time.Now()
+		err := f.sink.Send(sctx, key, ops)
+		cancel()
+		switch {
+		case err == nil:
+			f.m.sendLatency.Observe(time.Since(begin).Seconds())
+			return true
+		case ctx.Err() != nil:
+			return false
+		case isPermanent(err) && len(ops) == 1:
+			f.reject(ops, err)
+			return true
+		case isPermanent(err):
+			half := len(ops) / 2
+			return f.deliver(ctx, key, ops[:half]) && f.deliver(ctx, key, ops[half:])
+		}
+		if attempt == 0 || attempt%20 == 0 {
+			f.logger.Warn("agent: upstream failed; retrying", "records", len(ops), "attempt", attempt+1, "err", err)
+		}
+		if !f.pause(ctx, attempt, retryAfter(err)) {
+			return false
+		}
+	}
+}
+
+// pause waits the attempt's backoff (doubling from retry_backoff_min to
+// retry_backoff_max, with jitter so agents do not retry in step), or what
+// the upstream asked for, capped by max_retry_after. It reports false when
+// ctx ended first.
+func (f *forwarder) pause(ctx context.Context, attempt int, asked time.Duration) bool {
+	d := f.cfg.RetryBackoffMin << min(attempt, 30)
+	if d <= 0 || d > f.cfg.RetryBackoffMax {
+		d = f.cfg.RetryBackoffMax
+	}
+	d = d/2 + rand.N(d/2+1)
+	if asked > 0 {
+		d = min(asked, f.cfg.MaxRetryAfter) + rand.N(f.cfg.RetryBackoffMin+1)
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// reject sets aside records the upstream refused even alone: they are
+// written, without their key, to a rejected file beside the buffer,
+// counted and logged, and forwarding moves on.
+func (f *forwarder) reject(ops []storage.CallOp, err error) {
+	f.logger.Error("agent: the upstream refused a record; keeping it in a rejected file",
+		"project", ops[0].ProjectID(), "err", err)
+	f.keepRejected(encodeRecord("", ops), len(ops))
+}
+
+func (f *forwarder) keepRejected(rec []byte, n int) {
+	f.m.rejected.Add(float64(n))
+	path := filepath.Join(f.cfg.BufferDir, fmt.Sprintf("rejected-%d.rec", time.Now().UnixNano()))
+	if err := os.WriteFile(path, rec, 0o600); err != nil {
+		f.logger.Error("agent: writing the rejected file", "path", path, "err", err)
+	}
+}
