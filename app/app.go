@@ -198,7 +198,7 @@ func (s *Server) startProcessor() {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	s.stopProc = cancel
-	go func() { s.procDone <- s.write.kafkaIn.Run(ctx) }()
+	go func() { s.procDone <- s.write.runKafka(ctx) }()
 }
 
 func (s *Server) shutdown() error {

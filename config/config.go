@@ -13,9 +13,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/weftdev/weft/exporter/forwardexporter"
 	"github.com/weftdev/weft/exporter/storageexporter"
 	"github.com/weftdev/weft/internal/kafkabase"
 	"github.com/weftdev/weft/processor/batchprocessor"
+	"github.com/weftdev/weft/receiver/kafkareceiver"
 	"github.com/weftdev/weft/receiver/otlpreceiver"
 )
 
@@ -76,6 +78,11 @@ type Config struct {
 	// Kafka holds topics, batching and consumer settings (brokers come
 	// from kafka_brokers).
 	Kafka kafkabase.Config `yaml:"kafka"`
+	// KafkaOTLP is the process role's second topic: OTLP spans as the
+	// OpenTelemetry Collector's Kafka exporter writes them.
+	KafkaOTLP kafkareceiver.OTLPConfig `yaml:"kafka_otlp"`
+	// Agent configures the agent role: its upstream and disk buffer.
+	Agent forwardexporter.Config `yaml:"agent"`
 }
 
 // Default returns the documented defaults.
@@ -96,6 +103,8 @@ func Default() Config {
 		Roles:           AllRoles,
 		MigrateOnStart:  true,
 		Kafka:           kafkabase.DefaultConfig(),
+		KafkaOTLP:       kafkareceiver.DefaultOTLPConfig(),
+		Agent:           forwardexporter.DefaultConfig(),
 	}
 }
 
