@@ -56,7 +56,12 @@ func NewAgent(ctx context.Context, cfg config.Config, logger *slog.Logger) (*Age
 	}
 	creds := agentCredentials{key: cfg.Agent.APIKey}
 	grpcOpts := append(grpcLimits(cfg.Connections).ServerOptions(), grpc.ChainUnaryInterceptor(creds.unary))
-	a.grpcSrv, err = otlpreceiver.NewGRPCServer(cfg.OTLP, agentVerifier{}, a.exp, a.receiverSettings(otlpreceiver.ReceiverType), a.inflight, grpcOpts...)
+	set = a.receiverSettings(otlpreceiver.ReceiverType)
+	if a.forwardsOTLP() {
+		a.grpcSrv, err = otlpreceiver.NewForwardingGRPCServer(cfg.OTLP, agentVerifier{}, a.exp, set, a.inflight, grpcOpts...)
+	} else {
+		a.grpcSrv, err = otlpreceiver.NewGRPCServer(cfg.OTLP, agentVerifier{}, a.exp, set, a.inflight, grpcOpts...)
+	}
 	if err != nil {
 		return nil, errors.Join(err, a.exp.Shutdown(ctx))
 	}
@@ -97,7 +102,14 @@ func (a *Agent) routes(creds agentCredentials) (http.Handler, error) {
 	mux := http.NewServeMux()
 	registerService(mux)
 	saturated := a.exp.Saturated
-	otlp := shed(saturated, a.logger, otlpreceiver.NewHTTPHandler(a.cfg.OTLP, agentVerifier{}, a.exp, a.receiverSettings(otlpreceiver.ReceiverType)))
+	set := a.receiverSettings(otlpreceiver.ReceiverType)
+	var otlp http.Handler
+	if a.forwardsOTLP() {
+		otlp = otlpreceiver.NewForwardingHTTPHandler(a.cfg.OTLP, agentVerifier{}, a.exp, set)
+	} else {
+		otlp = otlpreceiver.NewHTTPHandler(a.cfg.OTLP, agentVerifier{}, a.exp, set)
+	}
+	otlp = shed(saturated, a.logger, otlp)
 	mux.Handle(otlpreceiver.TracesPath, otlp)
 	mux.Handle(otlpreceiver.TracesPathAlias, otlp)
 	weave := countingCalls{next: a.exp,
@@ -118,6 +130,11 @@ func (a *Agent) routes(creds agentCredentials) (http.Handler, error) {
 	}
 	return recoverPanics(a.logger, creds.wrap(a.inflight.Limit(mux, "/file/create", "/files/create"))), nil
 }
+
+// forwardsOTLP reports whether spans are buffered and forwarded as OTLP,
+// to the center's OTLP endpoint, where they are mapped to calls. Forwarding
+// to Kafka maps them here, on receipt: the call topic carries calls.
+func (a *Agent) forwardsOTLP() bool { return a.cfg.Agent.Upstream != "" }
 
 func (a *Agent) receiverSettings(typ string) telemetry.Settings {
 	return settings(component.MustNewType(typ), "", a.metrics, a.logger)

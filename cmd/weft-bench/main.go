@@ -6,6 +6,7 @@
 //	weft-bench calls --weft ./bin/weft --calls 200000
 //	weft-bench query --weft ./bin/weft --calls 1000000
 //	weft-bench otlp  --weft ./bin/weft --calls 200000 --batch 512 --payload 1000
+//	weft-bench agent --weft ./bin/weft --calls 500000 --payload 1000
 package main
 
 import (
@@ -65,7 +66,7 @@ func parse(name string, args []string) (options, error) {
 
 func run(ctx context.Context, args []string) error {
 	if len(args) == 0 {
-		return errors.New("usage: weft-bench calls|query|otlp [flags]")
+		return errors.New("usage: weft-bench calls|query|otlp|agent [flags]")
 	}
 	o, err := parse(args[0], args[1:])
 	if err != nil {
@@ -83,6 +84,8 @@ func run(ctx context.Context, args []string) error {
 		return benchQuery(ctx, target, o)
 	case "otlp":
 		return benchOTLP(ctx, target, o)
+	case "agent":
+		return benchAgent(ctx, target, o)
 	}
-	return fmt.Errorf("unknown benchmark %q (calls, query, otlp)", args[0])
+	return fmt.Errorf("unknown benchmark %q (calls, query, otlp, agent)", args[0])
 }

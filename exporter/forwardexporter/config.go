@@ -29,6 +29,9 @@ type Config struct {
 	// MaxBatchBytes bounds the buffered bytes gathered into one upstream
 	// request. Default 4 MiB.
 	MaxBatchBytes int64 `yaml:"max_batch_bytes"`
+	// MaxInFlight is the most upstream requests at once (never two for
+	// the same call). Default 4.
+	MaxInFlight int `yaml:"max_in_flight"`
 	// RequestTimeout bounds one upstream request. Default 30s.
 	RequestTimeout time.Duration `yaml:"request_timeout"`
 	// RetryBackoffMin and RetryBackoffMax bound the pause between
@@ -46,6 +49,7 @@ func DefaultConfig() Config {
 		MaxBufferBytes:  512 << 20,
 		MaxBatchOps:     1000,
 		MaxBatchBytes:   4 << 20,
+		MaxInFlight:     4,
 		RequestTimeout:  30 * time.Second,
 		RetryBackoffMin: 100 * time.Millisecond,
 		RetryBackoffMax: 10 * time.Second,
@@ -73,6 +77,8 @@ func (c Config) Validate() error {
 		return errors.New("agent.max_batch_ops: must be at least 1")
 	case c.MaxBatchBytes < 1024:
 		return errors.New("agent.max_batch_bytes: must be at least 1024")
+	case c.MaxInFlight < 1:
+		return errors.New("agent.max_in_flight: must be at least 1")
 	case c.RequestTimeout <= 0:
 		return errors.New("agent.request_timeout: must be positive")
 	case c.RetryBackoffMin <= 0 || c.RetryBackoffMax < c.RetryBackoffMin:

@@ -9,6 +9,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/weftdev/weft/consumer"
 	"github.com/weftdev/weft/exporter/storageexporter"
@@ -107,16 +108,39 @@ func (e *Exporter) ConsumeCalls(ctx context.Context, ops []storage.CallOp) ([]st
 		e.m.failed.Add(float64(len(ops)))
 		return nil, err
 	}
-	buf := e.running()
-	if buf == nil {
-		return nil, consumer.ErrStopped
-	}
-	if err := buf.append(ctx, encodeRecord(key, ops)); err != nil {
-		e.m.failed.Add(float64(len(ops)))
+	if err := e.append(ctx, encodeRecord(key, ops), len(ops)); err != nil {
 		return nil, err
 	}
-	e.m.setBacklog(buf)
 	return deleteResults(ops), nil
+}
+
+// ConsumeTraces implements consumer.Traces: it buffers td as one OTLP
+// request, to be forwarded to the center's OTLP endpoint under the API key
+// of ctx and the project_id header project.
+func (e *Exporter) ConsumeTraces(ctx context.Context, project string, td ptrace.Traces) error {
+	key := KeyFrom(ctx)
+	if key == "" {
+		return fmt.Errorf("%w: no API key to forward the spans under", storage.ErrInvalidArgument)
+	}
+	body, err := (&ptrace.ProtoMarshaler{}).MarshalTraces(td)
+	if err != nil {
+		return fmt.Errorf("%w: %w", storage.ErrInvalidArgument, err)
+	}
+	return e.append(ctx, encodeOTLPRecord(key, project, td.SpanCount(), body), td.SpanCount())
+}
+
+// append buffers one record of n calls or spans.
+func (e *Exporter) append(ctx context.Context, rec []byte, n int) error {
+	buf := e.running()
+	if buf == nil {
+		return consumer.ErrStopped
+	}
+	if err := buf.append(ctx, rec); err != nil {
+		e.m.failed.Add(float64(n))
+		return err
+	}
+	e.m.setBacklog(buf)
+	return nil
 }
 
 func (e *Exporter) running() *buffer {

@@ -64,7 +64,9 @@ func flaky(failures int32, fail func(w http.ResponseWriter, n int32), next http.
 
 // TestForwardsInOrderThroughUpstreamFailures: the upstream answers 503,
 // 429 (with Retry-After) and 500 for a while; every acknowledged record
-// arrives once the upstream recovers, in the order it was acknowledged.
+// arrives once the upstream recovers, each call's start, end and renames
+// in the order they were acknowledged, though several batches travel at
+// once.
 func TestForwardsInOrderThroughUpstreamFailures(t *testing.T) {
 	up := newWeaveUpstream(t)
 	statuses := []int{http.StatusServiceUnavailable, http.StatusTooManyRequests, http.StatusInternalServerError}
@@ -72,30 +74,62 @@ func TestForwardsInOrderThroughUpstreamFailures(t *testing.T) {
 		w.Header().Set("Retry-After", "0")
 		w.WriteHeader(statuses[n%3])
 	}, up.srv.Config.Handler)
-	e := startExporter(t, testConfig(t.TempDir(), up.srv.URL))
+	cfg := testConfig(t.TempDir(), up.srv.URL)
+	cfg.MaxBatchOps = 5
+	e := startExporter(t, cfg)
 	ctx := WithKey(context.Background(), up.key)
-	var want []string
-	for b := range 20 {
-		ops := completeCalls("acme/order", fmt.Sprintf("b%d", b), 7, 100)
-		if _, err := e.ConsumeCalls(ctx, ops); err != nil {
-			t.Fatal(err)
+	want := map[string]string{}
+	for b := range 30 {
+		for _, rec := range callLifecycle(fmt.Sprintf("b%d", b), 7) {
+			if _, err := e.ConsumeCalls(ctx, rec); err != nil {
+				t.Fatal(err)
+			}
 		}
-		for _, op := range ops {
-			want = append(want, op.Part.Call.ID+"/start", op.Part.Call.ID+"/end")
+		for i := range 7 {
+			want[fmt.Sprintf("b%d-%d", b, i)] = "start end"
 		}
+		want[fmt.Sprintf("b%d-0", b)] = "start end rename:first rename:second"
 	}
 	waitDrained(t, e)
-	var got []string
+	got := map[string]string{}
 	for _, op := range up.received() {
-		side := "/start"
-		if op.Part.Kind == storage.PartEnd {
-			side = "/end"
+		id, what := "", ""
+		switch {
+		case op.Update != nil:
+			id, what = op.Update.ID, "rename:"+op.Update.DisplayName
+		case op.Part.Kind == storage.PartStart:
+			id, what = op.Part.Call.ID, "start"
+		default:
+			id, what = op.Part.Call.ID, "end"
 		}
-		got = append(got, op.Part.Call.ID+side)
+		got[id] = strings.TrimSpace(got[id] + " " + what)
 	}
-	if strings.Join(got, " ") != strings.Join(want, " ") {
-		t.Fatalf("upstream received %d parts out of order or not once each:\n got %v\nwant %v", len(got), got, want)
+	if len(got) != len(want) {
+		t.Fatalf("upstream received %d calls, want %d", len(got), len(want))
 	}
+	for id, seq := range want {
+		if got[id] != seq {
+			t.Errorf("call %s arrived as %q, want %q", id, got[id], seq)
+		}
+	}
+}
+
+// callLifecycle is how a Weave client writes n calls: their starts in one
+// request, their ends in the next, then two renames of the first.
+func callLifecycle(prefix string, n int) [][]storage.CallOp {
+	complete := completeCalls("acme/order", prefix, n, 100)
+	starts, ends := make([]storage.CallOp, n), make([]storage.CallOp, n)
+	for i, op := range complete {
+		start, end := *op.Part, *op.Part
+		start.Kind, start.Call.EndedAt, start.Call.Summary = storage.PartStart, nil, nil
+		end.Kind, end.Call = storage.PartEnd, storage.Call{ProjectID: op.Part.Call.ProjectID, ID: op.Part.Call.ID,
+			EndedAt: op.Part.Call.EndedAt, Summary: op.Part.Call.Summary}
+		starts[i], ends[i] = storage.CallOp{Part: &start}, storage.CallOp{Part: &end}
+	}
+	rename := func(name string) []storage.CallOp {
+		return []storage.CallOp{{Update: &storage.CallUpdate{ProjectID: "acme/order", ID: complete[0].Part.Call.ID, DisplayName: name}}}
+	}
+	return [][]storage.CallOp{starts, ends, rename("first"), rename("second")}
 }
 
 // TestRestartForwardsTheBacklog: records acknowledged while the upstream
@@ -127,8 +161,8 @@ func TestRestartForwardsTheBacklog(t *testing.T) {
 		t.Fatalf("backlog after restart = %d records, want 1", second.Backlog())
 	}
 	waitDrained(t, second)
-	if got := len(up.received()); got != 2*len(ops) {
-		t.Fatalf("upstream received %d parts, want %d", got, 2*len(ops))
+	if got := len(up.received()); got != len(ops) {
+		t.Fatalf("upstream received %d calls, want %d", got, len(ops))
 	}
 }
 
@@ -187,8 +221,8 @@ func TestRefusedRecordsAreSetAside(t *testing.T) {
 			t.Fatalf("upstream stored a record of %s", op.ProjectID())
 		}
 	}
-	if got := len(up.received()); got != 20 {
-		t.Fatalf("upstream received %d parts, want the 20 of the 10 good calls", got)
+	if got := len(up.received()); got != 10 {
+		t.Fatalf("upstream received %d calls, want the 10 good ones", got)
 	}
 	files, _ := filepath.Glob(filepath.Join(dir, "rejected-*.rec"))
 	if len(files) != 1 {
@@ -199,8 +233,8 @@ func TestRefusedRecordsAreSetAside(t *testing.T) {
 		t.Fatal(err)
 	}
 	key, kept, err := decodeRecord(raw)
-	if err != nil || key != "" || len(kept) != 1 || kept[0].Part.Call.ID != "x-0" {
-		t.Fatalf("rejected file holds key %q, %d records (%v), want the one refused record without its key", key, len(kept), err)
+	if err != nil || key != "" || len(kept.ops) != 1 || kept.ops[0].Part.Call.ID != "x-0" {
+		t.Fatalf("rejected file holds key %q, %d records (%v), want the one refused record without its key", key, len(kept.ops), err)
 	}
 }
 

@@ -1,6 +1,7 @@
 package forwardexporter
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -12,7 +13,6 @@ import (
 	"time"
 
 	"github.com/weftdev/weft/internal/wal"
-	"github.com/weftdev/weft/storage"
 )
 
 // forwarder reads the buffer in order and delivers it upstream, one batch
@@ -35,35 +35,16 @@ type forwarder struct {
 type entry struct {
 	seq  uint64
 	key  string
-	ops  []storage.CallOp
+	load load
 	size int
 }
 
-// batch is consecutive records under one key.
+// batch is consecutive records that travel in one request: the same key,
+// and calls, or OTLP requests with the same project header.
 type batch struct {
 	key  string
-	ops  []storage.CallOp
+	load load
 	last uint64
-}
-
-// run forwards until ctx ends; the batch in hand when it ends stays in the
-// buffer and is sent again after the next start.
-func (f *forwarder) run(ctx context.Context) {
-	defer f.reader.Close()
-	for {
-		b, ok := f.next(ctx)
-		if !ok {
-			return
-		}
-		if !f.deliver(ctx, b.key, b.ops) {
-			return
-		}
-		f.m.sent.Add(float64(len(b.ops)))
-		if err := f.buf.markForwarded(b.last); err != nil {
-			f.logger.Warn("agent: recording forwarding progress", "err", err)
-		}
-		f.m.setBacklog(f.buf)
-	}
 }
 
 // next gathers the following batch, waiting for records to arrive.
@@ -75,14 +56,14 @@ func (f *forwarder) next(ctx context.Context) (batch, bool) {
 		if !ok {
 			return b, b.last != 0
 		}
-		fits := b.last == 0 || (e.key == b.key && len(b.ops)+len(e.ops) <= f.cfg.MaxBatchOps &&
-			int64(size+e.size) <= f.cfg.MaxBatchBytes)
+		fits := b.last == 0 || (e.key == b.key && b.load.joins(e.load) &&
+			b.load.records()+e.load.records() <= f.cfg.MaxBatchOps && int64(size+e.size) <= f.cfg.MaxBatchBytes)
 		if !fits {
 			f.held = e
 			return b, true
 		}
 		b.key, b.last, size = e.key, e.seq, size+e.size
-		b.ops = append(b.ops, e.ops...)
+		b.load.add(e.load)
 	}
 }
 
@@ -126,44 +107,63 @@ func (f *forwarder) read(ctx context.Context, wait bool) (*entry, bool) {
 
 // decode reads a record back; one that cannot be read is set aside.
 func (f *forwarder) decode(seq uint64, rec []byte) (*entry, bool) {
-	key, ops, err := decodeRecord(rec)
+	key, l, err := decodeRecord(rec)
 	if err != nil {
 		f.logger.Error("agent: a buffered record cannot be read back; keeping it in a rejected file", "seq", seq, "err", err)
 		f.keepRejected(append([]byte(nil), rec...), 1)
 		return nil, false
 	}
-	return &entry{seq: seq, key: key, ops: ops, size: len(rec)}, true
+	return &entry{seq: seq, key: key, load: l, size: len(rec)}, true
 }
 
-// deliver sends ops until the upstream accepts them, waiting between
+// deliver sends l until the upstream accepts it, waiting between
 // attempts. Records refused for good are found by halving and set aside.
 // It reports false when ctx ended first.
-func (f *forwarder) deliver(ctx context.Context, key string, ops []storage.CallOp) bool {
+func (f *forwarder) deliver(ctx context.Context, key string, l load) bool {
 	for attempt := 0; ; attempt++ {
 		sctx, cancel := context.WithTimeout(ctx, f.cfg.RequestTimeout)
 		begin := time.Now()
-		err := f.sink.Send(sctx, key, ops)
+		accepted, err := f.send(sctx, key, l)
 		cancel()
+		l = l.slice(accepted, l.units())
 		switch {
 		case err == nil:
 			f.m.sendLatency.Observe(time.Since(begin).Seconds())
 			return true
 		case ctx.Err() != nil:
 			return false
-		case isPermanent(err) && len(ops) == 1:
-			f.reject(ops, err)
+		case isPermanent(err) && l.units() == 1:
+			f.reject(l, err)
 			return true
 		case isPermanent(err):
-			half := len(ops) / 2
-			return f.deliver(ctx, key, ops[:half]) && f.deliver(ctx, key, ops[half:])
+			half := l.units() / 2
+			return f.deliver(ctx, key, l.slice(0, half)) && f.deliver(ctx, key, l.slice(half, l.units()))
 		}
 		if attempt == 0 || attempt%20 == 0 {
-			f.logger.Warn("agent: upstream failed; retrying", "records", len(ops), "attempt", attempt+1, "err", err)
+			f.logger.Warn("agent: upstream failed; retrying", "records", l.records(), "attempt", attempt+1, "err", err)
 		}
 		if !f.pause(ctx, attempt, retryAfter(err)) {
 			return false
 		}
 	}
+}
+
+// send makes one attempt at l and returns how many of its units the
+// upstream accepted. Spans the center accepts the request with but cannot
+// map are counted and logged: they could never become calls.
+func (f *forwarder) send(ctx context.Context, key string, l load) (int, error) {
+	if !l.isOTLP() {
+		return f.sink.Send(ctx, key, l.ops)
+	}
+	refused, msg, err := f.sink.SendOTLP(ctx, key, l.project, bytes.Join(l.otlp, nil))
+	if err != nil {
+		return 0, err
+	}
+	if refused > 0 {
+		f.m.rejected.Add(float64(refused))
+		f.logger.Warn("agent: the upstream could not map some spans", "spans", refused, "reason", msg)
+	}
+	return l.units(), nil
 }
 
 // pause waits the attempt's backoff (doubling from retry_backoff_min to
@@ -189,13 +189,18 @@ func (f *forwarder) pause(ctx context.Context, attempt int, asked time.Duration)
 	}
 }
 
-// reject sets aside records the upstream refused even alone: they are
-// written, without their key, to a rejected file beside the buffer,
+// reject sets aside a record the upstream refused even alone: it is
+// written, without its key, to a rejected file beside the buffer,
 // counted and logged, and forwarding moves on.
-func (f *forwarder) reject(ops []storage.CallOp, err error) {
+func (f *forwarder) reject(l load, err error) {
+	if l.isOTLP() {
+		f.logger.Error("agent: the upstream refused an OTLP request; keeping it in a rejected file", "project_header", l.project, "err", err)
+		f.keepRejected(encodeOTLPRecord("", l.project, l.spans[0], l.otlp[0]), l.records())
+		return
+	}
 	f.logger.Error("agent: the upstream refused a record; keeping it in a rejected file",
-		"project", ops[0].ProjectID(), "err", err)
-	f.keepRejected(encodeRecord("", ops), len(ops))
+		"project", l.ops[0].ProjectID(), "err", err)
+	f.keepRejected(encodeRecord("", l.ops), l.records())
 }
 
 func (f *forwarder) keepRejected(rec []byte, n int) {

@@ -25,13 +25,22 @@ func NewKafkaSink(next consumer.Calls, stop func(context.Context) error) *KafkaS
 }
 
 // Send implements Sink.
-func (s *KafkaSink) Send(ctx context.Context, _ string, ops []storage.CallOp) error {
+func (s *KafkaSink) Send(ctx context.Context, _ string, ops []storage.CallOp) (int, error) {
 	_, err := s.next.ConsumeCalls(ctx, ops)
-	if errors.Is(err, storage.ErrTooLarge) || errors.Is(err, storage.ErrInvalidArgument) {
-		return &PermanentError{Msg: err.Error()}
+	switch {
+	case err == nil:
+		return len(ops), nil
+	case errors.Is(err, storage.ErrTooLarge), errors.Is(err, storage.ErrInvalidArgument):
+		return 0, &PermanentError{Msg: err.Error()}
 	}
-	return err
+	return 0, err
 }
 
 // Close implements Sink.
 func (s *KafkaSink) Close(ctx context.Context) error { return s.stop(ctx) }
+
+// SendOTLP implements Sink. An agent forwarding to Kafka maps spans to
+// calls when it receives them, so it buffers no OTLP.
+func (s *KafkaSink) SendOTLP(context.Context, string, string, []byte) (int, string, error) {
+	return 0, "", &PermanentError{Msg: "OTLP requests cannot be forwarded to the call topic; they are mapped to calls on receipt"}
+}

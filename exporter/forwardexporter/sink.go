@@ -13,10 +13,18 @@ import (
 // (WeaveSink) or Kafka (KafkaSink).
 type Sink interface {
 	// Send delivers ops, in order, under the API key, and returns once the
-	// upstream has accepted all of them. A *PermanentError means the
-	// upstream refused them and will refuse them again; any other error
-	// may pass, and a *RetryAfterError says when to try again.
-	Send(ctx context.Context, key string, ops []storage.CallOp) error
+	// upstream has accepted all of them, or with the error of the first
+	// request that failed and how many ops before it were accepted (so
+	// they are not sent again). A *PermanentError means the upstream
+	// refused that request and will refuse it again; any other error may
+	// pass, and a *RetryAfterError says when to try again.
+	Send(ctx context.Context, key string, ops []storage.CallOp) (accepted int, err error)
+	// SendOTLP delivers OTLP export requests (protobuf, concatenated: one
+	// request holding all their resource spans) under the key and
+	// project_id header, with Send's error classes. refused is the spans
+	// the upstream accepted the request with but could not map, and msg
+	// its reason.
+	SendOTLP(ctx context.Context, key, project string, request []byte) (refused int, msg string, err error)
 	// Close releases the sink's connections.
 	Close(ctx context.Context) error
 }

@@ -7,9 +7,12 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
+
+	"go.opentelemetry.io/collector/pdata/ptrace/ptraceotlp"
 
 	"github.com/weftdev/weft/storage"
 )
@@ -28,26 +31,34 @@ func NewWeaveSink(upstream string, client *http.Client) *WeaveSink {
 }
 
 // Send implements Sink.
-func (s *WeaveSink) Send(ctx context.Context, key string, ops []storage.CallOp) error {
-	for len(ops) > 0 {
-		path, body, n, err := nextRequest(ops)
+func (s *WeaveSink) Send(ctx context.Context, key string, ops []storage.CallOp) (int, error) {
+	accepted := 0
+	for accepted < len(ops) {
+		path, body, n, err := nextRequest(ops[accepted:])
 		if err != nil {
-			return &PermanentError{Msg: err.Error()}
+			return accepted, &PermanentError{Msg: err.Error()}
 		}
 		if err := s.post(ctx, key, path, body); err != nil {
-			return err
+			return accepted, err
 		}
-		ops = ops[n:]
+		accepted += n
 	}
-	return nil
+	return accepted, nil
 }
 
-// nextRequest is the request for the ops at the front: every call part
-// up to the next update or delete, or that one update or delete.
+// nextRequest is the request for the ops at the front: a run of complete
+// calls of one project (the calls_complete endpoint: one item per call),
+// a run of starts and ends, or one update or delete.
 func nextRequest(ops []storage.CallOp) (path string, body []byte, n int, err error) {
 	switch op := ops[0]; {
+	case completeCall(op):
+		project := op.Part.Call.ProjectID
+		for n = 1; n < len(ops) && completeCall(ops[n]) && ops[n].Part.Call.ProjectID == project; n++ {
+		}
+		body, err = completeBody(ops[:n])
+		return completePath(project), body, n, err
 	case op.Part != nil:
-		for n = 1; n < len(ops) && ops[n].Part != nil; n++ {
+		for n = 1; n < len(ops) && ops[n].Part != nil && !completeCall(ops[n]); n++ {
 		}
 		body, err = upsertBatchBody(ops[:n])
 		return "/call/upsert_batch", body, n, err
@@ -60,6 +71,35 @@ func nextRequest(ops []storage.CallOp) (path string, body []byte, n int, err err
 	}
 	return "", nil, 1, fmt.Errorf("a record with no part, update or delete")
 }
+
+// SendOTLP implements Sink: one POST to the center's OTLP/HTTP endpoint.
+func (s *WeaveSink) SendOTLP(ctx context.Context, key, project string, request []byte) (int, string, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.base+otlpPath, bytes.NewReader(request))
+	if err != nil {
+		return 0, "", &PermanentError{Msg: err.Error()}
+	}
+	req.Header.Set("Content-Type", "application/x-protobuf")
+	req.Header.Set("Authorization", "Bearer "+key)
+	if project != "" {
+		req.Header.Set("project_id", project)
+	}
+	reason, resp, err := s.do(req)
+	if err != nil {
+		return 0, "", err
+	}
+	if err := classify(otlpPath, resp, reason); err != nil {
+		return 0, "", err
+	}
+	out := ptraceotlp.NewExportResponse()
+	if out.UnmarshalProto(reason) != nil {
+		return 0, "", nil // accepted; an unreadable answer names no refusal
+	}
+	ps := out.PartialSuccess()
+	return int(ps.RejectedSpans()), ps.ErrorMessage(), nil
+}
+
+// otlpPath is the center's OTLP/HTTP trace endpoint.
+const otlpPath = "/otel/v1/traces"
 
 // Close implements Sink.
 func (s *WeaveSink) Close(context.Context) error {
@@ -74,14 +114,23 @@ func (s *WeaveSink) post(ctx context.Context, key, path string, body []byte) err
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Authorization", "Bearer "+key)
+	reason, resp, err := s.do(req)
+	if err != nil {
+		return err
+	}
+	return classify(path, resp, reason)
+}
+
+// do sends req and returns the start of the answer's body.
+func (s *WeaveSink) do(req *http.Request) ([]byte, *http.Response, error) {
 	resp, err := s.client.Do(req)
 	if err != nil {
-		return fmt.Errorf("POST %s: %w", path, err)
+		return nil, nil, fmt.Errorf("POST %s: %w", req.URL.Path, err)
 	}
 	defer resp.Body.Close()
-	reason, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20)) // keep the connection reusable
-	return classify(path, resp, reason)
+	return body, resp, nil
 }
 
 // classify turns an upstream answer into Send's error classes.
@@ -91,12 +140,18 @@ func classify(path string, resp *http.Response, reason []byte) error {
 	case code >= 200 && code < 300:
 		return nil
 	case code == http.StatusTooManyRequests || code == http.StatusServiceUnavailable:
-		err := fmt.Errorf("POST %s: upstream answered %d: %s", path, code, bytes.TrimSpace(reason))
+		err := fmt.Errorf("POST %s: upstream answered %d: %s", path, code, printable(reason))
 		return &RetryAfterError{After: parseRetryAfter(resp.Header.Get("Retry-After")), Err: err}
 	case code == http.StatusRequestTimeout || code >= 500 || code < 400:
-		return fmt.Errorf("POST %s: upstream answered %d: %s", path, code, bytes.TrimSpace(reason))
+		return fmt.Errorf("POST %s: upstream answered %d: %s", path, code, printable(reason))
 	}
-	return &PermanentError{Status: code, Msg: fmt.Sprintf("POST %s: %s", path, bytes.TrimSpace(reason))}
+	return &PermanentError{Status: code, Msg: fmt.Sprintf("POST %s: %s", path, printable(reason))}
+}
+
+// printable is the start of an answer's body fit for a log line (an OTLP
+// error body is a protobuf status).
+func printable(body []byte) string {
+	return strings.ToValidUTF8(string(bytes.TrimSpace(body[:min(len(body), 512)])), "?")
 }
 
 // parseRetryAfter reads delay-seconds or an HTTP date; 0 when absent or
@@ -187,6 +242,41 @@ func toEnd(c *storage.Call) *endJSON {
 	}
 	return &endJSON{ProjectID: c.ProjectID, ID: c.ID, EndedAt: *c.EndedAt, Exception: c.Exception,
 		Output: out, Summary: c.Summary, WBRunStepEnd: c.WBRunStepEnd}
+}
+
+// completeCall reports a whole call that calls_complete takes (it needs
+// the trace id); other complete parts travel as a start and an end.
+func completeCall(op storage.CallOp) bool {
+	return op.Part != nil && op.Part.Kind == storage.PartComplete && op.Part.Call.TraceID != "" && op.Part.Call.EndedAt != nil
+}
+
+func completePath(project string) string {
+	entity, name, _ := strings.Cut(project, "/")
+	return "/v2/" + url.PathEscape(entity) + "/" + url.PathEscape(name) + "/calls/complete"
+}
+
+type completeJSON struct {
+	*startJSON
+	*endFields
+}
+
+// endFields are an end's columns without its ids, for a complete item.
+type endFields struct {
+	EndedAt      time.Time       `json:"ended_at"`
+	Exception    *string         `json:"exception,omitempty"`
+	Output       json.RawMessage `json:"output"`
+	Summary      json.RawMessage `json:"summary,omitempty"`
+	WBRunStepEnd *int64          `json:"wb_run_step_end,omitempty"`
+}
+
+func completeBody(ops []storage.CallOp) ([]byte, error) {
+	items := make([]completeJSON, len(ops))
+	for i, op := range ops {
+		end := toEnd(&op.Part.Call)
+		items[i] = completeJSON{toStart(&op.Part.Call), &endFields{EndedAt: end.EndedAt, Exception: end.Exception,
+			Output: end.Output, Summary: end.Summary, WBRunStepEnd: end.WBRunStepEnd}}
+	}
+	return json.Marshal(map[string]any{"batch": items})
 }
 
 func updateBody(u *storage.CallUpdate) ([]byte, error) {
