@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -42,8 +43,18 @@ func benchAgent(ctx context.Context, center *target, o options) error {
 		return err
 	}
 	defer agent.close()
+	if err := throughAgent(ctx, center, agent, o, pool); err != nil {
+		return err
+	}
+	return lightLoad(ctx, center, agent, o, pool)
+}
+
+// throughAgent sends the load to the agent and waits until the center has
+// all of it.
+func throughAgent(ctx context.Context, center, agent *target, o options, pool textPool) error {
 	time.Sleep(time.Second)
 	idle := agent.memory("VmRSS")
+	agentCPU, centerCPU := agent.cpu(), center.cpu()
 	begin := time.Now()
 	acks, err := driveOTLP(ctx, agent, o, pool, o.project+"-agent")
 	if err != nil {
@@ -57,10 +68,41 @@ func benchAgent(ctx context.Context, center *target, o options) error {
 	acks.print("spans")
 	fmt.Printf("  at the center  %.0f spans/s (all %d forwarded %v after the first request; %v after the last ack)\n",
 		float64(o.calls)/forwarded.Seconds(), o.calls, forwarded.Round(time.Millisecond), (forwarded - acks.elapsed).Round(time.Millisecond))
+	fmt.Printf("  CPU            agent %.1f s, center %.1f s (user+system, while forwarding)\n",
+		(agent.cpu() - agentCPU).Seconds(), (center.cpu() - centerCPU).Seconds())
 	fmt.Printf("  agent RSS      idle %s, peak %s\n", idle, agent.peakRSS())
 	fmt.Printf("  center peak RSS %s\n", center.peakRSS())
-	center.stored, center.unit = 2*o.calls, "span"
 	return nil
+}
+
+// lightLoad compares acknowledgement latency at a light, steady load
+// (ten 10-span requests a second from one client) straight to the center
+// and through the agent: what an application sees the agent add.
+func lightLoad(ctx context.Context, center, agent *target, o options, pool textPool) error {
+	light := o
+	light.calls, light.batch, light.workers, light.rate = 1000, 10, 1, 100
+	if err := waitGaugeZero(ctx, center.url, `otelcol_exporter_queue_size{exporter="storage"}`); err != nil {
+		return err
+	}
+	direct, err := driveOTLP(ctx, center, light, pool, o.project+"-light-direct")
+	if err != nil {
+		return err
+	}
+	through, err := driveOTLP(ctx, agent, light, pool, o.project+"-light-agent")
+	if err != nil {
+		return err
+	}
+	d, a := sortedLatencies(direct), sortedLatencies(through)
+	fmt.Printf("light load (100 spans/s in 10-span requests): ack p50/p99 %v / %v direct, %v / %v through the agent\n",
+		pctSorted(d, 500), pctSorted(d, 990), pctSorted(a, 500), pctSorted(a, 990))
+	center.stored, center.unit = 2*o.calls+2000, "span"
+	return nil
+}
+
+func sortedLatencies(r loadRun) []time.Duration {
+	s := slices.Clone(r.lats)
+	slices.Sort(s)
+	return s
 }
 
 // driveOTLP sends o.calls spans to t over OTLP/HTTP.
@@ -123,4 +165,21 @@ func scrapeGauge(url, series string) (float64, error) {
 		}
 	}
 	return 0, fmt.Errorf("%s serves no %s", url, series)
+}
+
+// cpu is the CPU time (user and system) the started process has used.
+func (t *target) cpu() time.Duration {
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", t.cmd.Process.Pid))
+	if err != nil {
+		return 0
+	}
+	// The fields after the command name (which may hold spaces) start
+	// after its closing parenthesis; utime and stime are the 12th and 13th.
+	fields := strings.Fields(string(raw[strings.LastIndexByte(string(raw), ')')+1:]))
+	if len(fields) < 13 {
+		return 0
+	}
+	utime, _ := strconv.ParseInt(fields[11], 10, 64)
+	stime, _ := strconv.ParseInt(fields[12], 10, 64)
+	return time.Duration(utime+stime) * time.Second / 100 // USER_HZ is 100 on Linux
 }
