@@ -145,20 +145,9 @@ func (a *Agent) Exporter() *forwardexporter.Exporter { return a.exp }
 
 // Listen binds the HTTP listener and, when configured, OTLP/gRPC.
 func (a *Agent) Listen() error {
-	limits := httpLimits(a.cfg.Connections)
-	ln, err := limits.Listen(a.cfg.Listen)
-	if err != nil {
-		return fmt.Errorf("%w (set --listen or WEFT_LISTEN to a free address)", err)
-	}
-	a.listener = ln
-	if a.cfg.OTLPGRPCListen == "" {
-		return nil
-	}
-	if a.grpcLn, err = limits.Listen(a.cfg.OTLPGRPCListen); err != nil {
-		_ = ln.Close()
-		return fmt.Errorf("%w (set --otlp-grpc-listen or WEFT_OTLP_GRPC_LISTEN to a free address, or empty to disable OTLP/gRPC)", err)
-	}
-	return nil
+	var err error
+	a.listener, a.grpcLn, err = listen(a.cfg, true)
+	return err
 }
 
 // Addr is the bound HTTP address.
@@ -181,18 +170,10 @@ func (a *Agent) Serve(ctx context.Context) error {
 			return errors.Join(err, a.shutdown())
 		}
 	}
-	if a.cfg.MetricsListen != "" {
-		mux := http.NewServeMux()
-		mux.Handle("GET /metrics", a.metrics.Handler())
-		if err := serveAux(ctx, "metrics", a.cfg.MetricsListen, mux, a.logger); err != nil {
-			return errors.Join(fmt.Errorf("metrics_listen: %w", err), a.shutdown())
-		}
+	if err := serveMetrics(ctx, a.cfg, a.metrics, a.logger); err != nil {
+		return errors.Join(err, a.shutdown())
 	}
-	errCh := make(chan error, 2)
-	go func() { errCh <- a.httpSrv.Serve(a.listener) }()
-	if a.grpcLn != nil {
-		go func() { errCh <- a.grpcSrv.Serve(a.grpcLn) }()
-	}
+	errCh := startServing(a.httpSrv, a.listener, a.grpcSrv, a.grpcLn)
 	a.logger.Info("weft agent listening", "http", a.Addr(), "grpc", a.GRPCAddr(), "upstream", a.upstreamName())
 	var serveErr error
 	select {
@@ -215,14 +196,7 @@ func (a *Agent) Close() error { return a.shutdown() }
 func (a *Agent) shutdown() error {
 	ctx, cancel := context.WithTimeout(context.Background(), a.cfg.ShutdownTimeout)
 	defer cancel()
-	stopped := make(chan struct{})
-	go func() { a.grpcSrv.GracefulStop(); close(stopped) }()
-	err := a.httpSrv.Shutdown(ctx)
-	select {
-	case <-stopped:
-	case <-ctx.Done():
-		a.grpcSrv.Stop()
-	}
+	err := stopServing(ctx, a.httpSrv, a.grpcSrv)
 	if err = errors.Join(err, a.exp.Shutdown(ctx)); err != nil {
 		return fmt.Errorf("agent shutdown: %w", err)
 	}

@@ -26,13 +26,7 @@ func TestAgentValidation(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			args := append([]string(nil), tc.args...)
-			for i, a := range args {
-				if body, ok := strings.CutPrefix(a, "FILE:"); ok {
-					args[i] = writeFile(t, body)
-				}
-			}
-			cfg, err := Load(args, env(tc.env))
+			cfg, err := Load(fileArgs(t, tc.args), env(tc.env))
 			if tc.wantSub == "" {
 				if err != nil {
 					t.Fatalf("Load = %v, want a valid agent config", err)

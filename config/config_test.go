@@ -19,6 +19,19 @@ func writeFile(t *testing.T, body string) string {
 	return p
 }
 
+// fileArgs replaces each "FILE:body" argument with the path of a file
+// holding body.
+func fileArgs(t *testing.T, args []string) []string {
+	t.Helper()
+	out := append([]string(nil), args...)
+	for i, a := range out {
+		if body, ok := strings.CutPrefix(a, "FILE:"); ok {
+			out[i] = writeFile(t, body)
+		}
+	}
+	return out
+}
+
 func TestLoadPrecedence(t *testing.T) {
 	file := writeFile(t, "listen: 127.0.0.1:1000\ndata_dir: /from/file\nlog_level: warn\npipeline:\n  max_batch_ops: 7\n  batch_linger: 3ms\n")
 	cfg, err := Load([]string{"--config", file, "--listen", "127.0.0.1:3000"},
@@ -56,12 +69,7 @@ func TestLoadErrors(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			args := append([]string(nil), tc.args...)
-			for i, a := range args {
-				if body, ok := strings.CutPrefix(a, "FILE:"); ok {
-					args[i] = writeFile(t, body)
-				}
-			}
+			args := fileArgs(t, tc.args)
 			e := map[string]string{}
 			for k, v := range tc.env {
 				if body, ok := strings.CutPrefix(v, "FILE:"); ok {

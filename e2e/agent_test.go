@@ -8,6 +8,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/weftdev/weft/internal/kafkatest"
 )
 
 // TestAgentForwardsExactlyOnceThroughOutageAndKill runs a central weft and
@@ -17,7 +19,7 @@ import (
 // rename and span the agent acknowledged must reach the center exactly
 // once, and a call's parts and renames in the order they were sent.
 func TestAgentForwardsExactlyOnceThroughOutageAndKill(t *testing.T) {
-	centerAddr, centerDir, agentDir := freeAddr(t), t.TempDir(), t.TempDir()
+	centerAddr, centerDir, agentDir := kafkatest.DeadAddr(t), t.TempDir(), t.TempDir()
 	center := startWeft(t, centerDir, "--listen", centerAddr)
 	upstream := "http://" + centerAddr
 	agent := startAgent(t, agentDir, upstream, "--agent-api-key", center.AdminKey)

@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/weftdev/weft/internal/kafkatest"
 )
 
 // nobody is the unprivileged user the agent runs as in this test.
@@ -44,7 +46,7 @@ func TestAgentAsNonRootFullBufferAnswers429(t *testing.T) {
 	must(t, os.Chmod(filepath.Dir(binary(t)), 0o755))
 
 	cmd := exec.Command(binary(t), "agent", "--config", conf, "--listen", "127.0.0.1:0", "--otlp-grpc-listen", "",
-		"--data-dir", dataDir, "--upstream", "http://"+freeAddr(t))
+		"--data-dir", dataDir, "--upstream", "http://"+kafkatest.DeadAddr(t))
 	cmd.Dir = "/"
 	cmd.Env = []string{"HOME=/nonexistent", "TMPDIR=/nonexistent", "PATH=/usr/bin:/bin"}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: nobody, Gid: nobody}}

@@ -7,7 +7,6 @@ import (
 	be "encoding/binary"
 	"encoding/json"
 	"fmt"
-	"net"
 	"net/http"
 	"sync"
 	"sync/atomic"
@@ -20,19 +19,6 @@ import (
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
 )
-
-// freeAddr returns a loopback address nothing listens on, for a server
-// that must come back on the same address after a restart.
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	_ = ln.Close()
-	return addr
-}
 
 // startAgent runs `weft agent` forwarding to upstream, buffering in dataDir.
 func startAgent(t *testing.T, dataDir, upstream string, extra ...string) *process {

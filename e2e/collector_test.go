@@ -16,6 +16,8 @@ import (
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
 	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+
+	"github.com/weftdev/weft/internal/kafkatest"
 )
 
 var (
@@ -51,7 +53,7 @@ func otelcol(t *testing.T) string {
 // exporting to weft, and waits until its OTLP receivers listen.
 func startCollector(t *testing.T, weftURL, key, project string) (grpcAddr, httpAddr string) {
 	t.Helper()
-	grpcAddr, httpAddr = freeAddr(t), freeAddr(t)
+	grpcAddr, httpAddr = kafkatest.DeadAddr(t), kafkatest.DeadAddr(t)
 	conf, err := filepath.Abs("../examples/collector/otlphttp.yaml")
 	must(t, err)
 	cmd := exec.Command(otelcol(t), "--config", conf)

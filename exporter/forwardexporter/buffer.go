@@ -3,10 +3,7 @@ package forwardexporter
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"sync"
 
 	"github.com/weftdev/weft/consumer"
@@ -159,11 +156,7 @@ func (b *buffer) markForwarded(seq uint64) error {
 	b.mu.Lock()
 	b.forwarded = seq
 	b.mu.Unlock()
-	tmp := filepath.Join(b.dir, progressFile+".tmp")
-	err := os.WriteFile(tmp, []byte(strconv.FormatUint(seq, 10)), 0o600)
-	if err == nil {
-		err = os.Rename(tmp, filepath.Join(b.dir, progressFile))
-	}
+	err := wal.WriteMark(filepath.Join(b.dir, progressFile), seq)
 	if err == nil {
 		err = b.log.TrimThrough(seq)
 	}
@@ -188,17 +181,7 @@ func (b *buffer) close() error {
 	return b.log.Close()
 }
 
-func readProgress(dir string) uint64 {
-	raw, err := os.ReadFile(filepath.Join(dir, progressFile))
-	if err != nil {
-		return 0
-	}
-	v, err := strconv.ParseUint(strings.TrimSpace(string(raw)), 10, 64)
-	if err != nil {
-		return 0
-	}
-	return v
-}
+func readProgress(dir string) uint64 { return wal.ReadMark(filepath.Join(dir, progressFile)) }
 
 // last is the last appended sequence number.
 func (b *buffer) last() uint64 {

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/weftdev/weft/internal/backoff"
 	"github.com/weftdev/weft/internal/wal"
 )
 
@@ -171,22 +172,11 @@ func (f *forwarder) send(ctx context.Context, key string, l load) (int, error) {
 // the upstream asked for, capped by max_retry_after. It reports false when
 // ctx ended first.
 func (f *forwarder) pause(ctx context.Context, attempt int, asked time.Duration) bool {
-	d := f.cfg.RetryBackoffMin << min(attempt, 30)
-	if d <= 0 || d > f.cfg.RetryBackoffMax {
-		d = f.cfg.RetryBackoffMax
-	}
-	d = d/2 + rand.N(d/2+1)
+	d := backoff.Jittered(attempt, f.cfg.RetryBackoffMin, f.cfg.RetryBackoffMax)
 	if asked > 0 {
 		d = min(asked, f.cfg.MaxRetryAfter) + rand.N(f.cfg.RetryBackoffMin+1)
 	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-ctx.Done():
-		return false
-	}
+	return backoff.Sleep(ctx, d)
 }
 
 // reject sets aside a record the upstream refused even alone: it is

@@ -44,14 +44,7 @@ func traces(resourceProject string, first byte, n int) ptrace.Traces {
 // cannot map are counted as rejected.
 func TestOTLPIsForwardedToTheCenterOTLPEndpoint(t *testing.T) {
 	up := newWeaveUpstream(t)
-	keys := auth.NewFileStore(t.TempDir())
-	k, secret, err := auth.NewKey("acme", auth.RoleMember, "u1", time.Now())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := keys.PutKey(context.Background(), k); err != nil {
-		t.Fatal(err)
-	}
+	keys, secret := memberKey(t)
 	up.srv.Config.Handler = otlpreceiver.NewHTTPHandler(otlpreceiver.NewDefaultConfig(), auth.StoreVerifier{Store: keys},
 		consumerFunc(func(ctx context.Context, ops []storage.CallOp) ([]storage.CallOpResult, error) {
 			up.mu.Lock()

@@ -30,14 +30,7 @@ type weaveUpstream struct {
 
 func newWeaveUpstream(t *testing.T) *weaveUpstream {
 	t.Helper()
-	keys := auth.NewFileStore(t.TempDir())
-	k, secret, err := auth.NewKey("acme", auth.RoleMember, "u1", time.Now())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := keys.PutKey(context.Background(), k); err != nil {
-		t.Fatal(err)
-	}
+	keys, secret := memberKey(t)
 	u := &weaveUpstream{key: secret}
 	record := func(_ context.Context, ops []storage.CallOp) ([]storage.CallOpResult, error) {
 		u.mu.Lock()
@@ -53,6 +46,21 @@ func newWeaveUpstream(t *testing.T) *weaveUpstream {
 	u.srv = httptest.NewServer(mux)
 	t.Cleanup(u.srv.Close)
 	return u
+}
+
+// memberKey is a key store holding one key, a member of entity acme, and
+// that key.
+func memberKey(t *testing.T) (*auth.FileStore, string) {
+	t.Helper()
+	keys := auth.NewFileStore(t.TempDir())
+	k, secret, err := auth.NewKey("acme", auth.RoleMember, "u1", time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := keys.PutKey(context.Background(), k); err != nil {
+		t.Fatal(err)
+	}
+	return keys, secret
 }
 
 func (u *weaveUpstream) received() []storage.CallOp {

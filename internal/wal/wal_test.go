@@ -237,3 +237,25 @@ func TestBytesFollowsDisk(t *testing.T) {
 		t.Fatalf("reopened Bytes = %d, files hold %d", got, want)
 	}
 }
+
+func TestMarks(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "mark")
+	cases := []struct {
+		name  string
+		write func() error
+		want  uint64
+	}{
+		{"no mark", func() error { return nil }, 0},
+		{"written", func() error { return WriteMark(path, 42) }, 42},
+		{"rewritten", func() error { return WriteMark(path, 7) }, 7},
+		{"damaged", func() error { return os.WriteFile(path, []byte("x1"), 0o600) }, 0},
+	}
+	for _, tc := range cases {
+		if err := tc.write(); err != nil {
+			t.Fatal(err)
+		}
+		if got := ReadMark(path); got != tc.want {
+			t.Fatalf("%s: ReadMark = %d, want %d", tc.name, got, tc.want)
+		}
+	}
+}

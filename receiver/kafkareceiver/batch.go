@@ -5,11 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"math/rand/v2"
-	"time"
 
 	"github.com/segmentio/kafka-go"
 
+	"github.com/weftdev/weft/internal/backoff"
 	"github.com/weftdev/weft/internal/kafkabase"
 	"github.com/weftdev/weft/storage"
 )
@@ -151,19 +150,7 @@ func permanent(err error) bool {
 // reports false when ctx ended first.
 func (p *Receiver) pause(ctx context.Context, n int) bool {
 	c := p.cfg.Consumer
-	d := c.RetryBackoffMin << min(n, 30)
-	if d <= 0 || d > c.RetryBackoffMax {
-		d = c.RetryBackoffMax
-	}
-	d = d/2 + rand.N(d/2+1)
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-ctx.Done():
-		return false
-	}
+	return backoff.Sleep(ctx, backoff.Jittered(n, c.RetryBackoffMin, c.RetryBackoffMax))
 }
 
 // commit stores the batch's offsets. A failure (Kafka down, or the
