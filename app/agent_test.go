@@ -25,33 +25,8 @@ import (
 // over gRPC (mapped to calls on receipt, with no key store to ask) land
 // on the call topic in the format the process role reads.
 func TestAgentForwardsStraightToKafka(t *testing.T) {
-	cluster := kafkatest.Start(t)
-	cfg := config.Default()
-	cfg.Roles, cfg.DataDir = config.RoleAgent, t.TempDir()
-	cfg.Listen, cfg.OTLPGRPCListen = "127.0.0.1:0", "127.0.0.1:0"
-	cfg.Kafka = kafkatest.Config(cluster.Addrs(), "agent-calls")
-	cfg.KafkaBrokers = cluster.Addrs()[0]
-	cfg.Agent.APIKey = "weft-configured"
-	if err := cfg.Validate(); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	agent, err := app.NewAgent(ctx, cfg, slog.New(slog.DiscardHandler))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := agent.Listen(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- agent.Serve(ctx) }()
-	defer func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Error(err)
-		}
-	}()
-
+	cfg, agent := startKafkaAgent(t)
+	ctx := context.Background()
 	body := `{"batch":[{"mode":"start","req":{"start":{"project_id":"acme/weave","id":"w1","trace_id":"t1","op_name":"chat",
 		"started_at":"2025-01-01T00:00:00Z","attributes":{},"inputs":{"q":"hi"}}}}]}`
 	resp, err := http.Post("http://"+agent.Addr()+"/call/upsert_batch", "application/json", bytes.NewBufferString(body))
@@ -88,6 +63,38 @@ func TestAgentForwardsStraightToKafka(t *testing.T) {
 	if got["acme/weave"] != "chat" || got["acme/otel"] != "llm call" {
 		t.Fatalf("call topic holds %v, want the Weave call and the span", got)
 	}
+}
+
+// startKafkaAgent runs an agent forwarding to a fresh Kafka cluster.
+func startKafkaAgent(t *testing.T) (config.Config, *app.Agent) {
+	t.Helper()
+	cluster := kafkatest.Start(t)
+	cfg := config.Default()
+	cfg.Roles, cfg.DataDir = config.RoleAgent, t.TempDir()
+	cfg.Listen, cfg.OTLPGRPCListen = "127.0.0.1:0", "127.0.0.1:0"
+	cfg.Kafka = kafkatest.Config(cluster.Addrs(), "agent-calls")
+	cfg.KafkaBrokers = cluster.Addrs()[0]
+	cfg.Agent.APIKey = "weft-configured"
+	if err := cfg.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	agent, err := app.NewAgent(ctx, cfg, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := agent.Listen(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- agent.Serve(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+	})
+	return cfg, agent
 }
 
 func readCallTopic(t *testing.T, cfg kafkabase.Config, n int) []kafka.Message {

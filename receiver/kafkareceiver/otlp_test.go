@@ -92,15 +92,7 @@ func TestOTLPTopicRecordsBecomeCalls(t *testing.T) {
 	}
 	writeMessages(ctx, t, kcfg, msgs)
 	store := openStore(t)
-	proc, err := NewOTLPReceiver(base, ocfg, otelmap.NewMapper(otelmap.Options{}), pipelineTo(t, store), discard)
-	if err != nil {
-		t.Fatal(err)
-	}
-	run := &running{Receiver: proc, done: make(chan struct{})}
-	rctx, stop := context.WithCancel(ctx)
-	run.cancel = stop
-	go func() { run.err = proc.Run(rctx); close(run.done) }()
-	defer run.stop(t)
+	proc := startOTLPReceiver(ctx, t, base, ocfg, store)
 
 	want := map[string][]string{}
 	poison := map[int64]string{}
@@ -130,6 +122,22 @@ func TestOTLPTopicRecordsBecomeCalls(t *testing.T) {
 			t.Errorf("dead letter of offset %d changed the record's value", off)
 		}
 	}
+}
+
+// startOTLPReceiver runs an OTLP topic consumer writing to store until
+// the test ends.
+func startOTLPReceiver(ctx context.Context, t *testing.T, base kafkabase.Config, ocfg OTLPConfig, store storage.CallWriter) *Receiver {
+	t.Helper()
+	proc, err := NewOTLPReceiver(base, ocfg, otelmap.NewMapper(otelmap.Options{}), pipelineTo(t, store), discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := &running{Receiver: proc, done: make(chan struct{})}
+	rctx, stop := context.WithCancel(ctx)
+	run.cancel = stop
+	go func() { run.err = proc.Run(rctx); close(run.done) }()
+	t.Cleanup(func() { run.stop(t) })
+	return proc
 }
 
 // checkSpanCalls checks that project holds exactly the calls of ids, once
