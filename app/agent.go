@@ -170,10 +170,8 @@ func (a *Agent) Serve(ctx context.Context) error {
 			return errors.Join(err, a.shutdown())
 		}
 	}
-	if a.cfg.DebugListen != "" {
-		if err := serveAux(ctx, "pprof", a.cfg.DebugListen, debugHandler(), a.logger); err != nil {
-			return errors.Join(fmt.Errorf("debug_listen: %w", err), a.shutdown())
-		}
+	if err := serveDebug(ctx, a.cfg, a.logger); err != nil {
+		return errors.Join(err, a.shutdown())
 	}
 	if err := serveMetrics(ctx, a.cfg, a.metrics, a.logger); err != nil {
 		return errors.Join(err, a.shutdown())

@@ -146,10 +146,8 @@ func (s *Server) Serve(ctx context.Context) error {
 			return errors.Join(err, s.shutdown())
 		}
 	}
-	if s.cfg.DebugListen != "" {
-		if err := serveAux(ctx, "pprof", s.cfg.DebugListen, debugHandler(), s.logger); err != nil {
-			return errors.Join(fmt.Errorf("debug_listen: %w", err), s.shutdown())
-		}
+	if err := serveDebug(ctx, s.cfg, s.logger); err != nil {
+		return errors.Join(err, s.shutdown())
 	}
 	if err := serveMetrics(ctx, s.cfg, s.metrics, s.logger); err != nil {
 		return errors.Join(err, s.shutdown())
