@@ -141,15 +141,7 @@ func (s *Server) Addr() string { return s.listener.Addr().String() }
 // requests finish (each waits for its commit), flush the ingest path, stop
 // the processor after its batch in hand, close storage.
 func (s *Server) Serve(ctx context.Context) error {
-	if s.listener == nil {
-		if err := s.Listen(); err != nil {
-			return errors.Join(err, s.shutdown())
-		}
-	}
-	if err := serveDebug(ctx, s.cfg, s.logger); err != nil {
-		return errors.Join(err, s.shutdown())
-	}
-	if err := serveMetrics(ctx, s.cfg, s.metrics, s.logger); err != nil {
+	if err := beginServing(ctx, s.cfg, s.metrics, s.logger, s.listener != nil, s.Listen); err != nil {
 		return errors.Join(err, s.shutdown())
 	}
 	errCh := startServing(s.httpSrv, s.listener, s.grpcSrv, s.grpcLn)

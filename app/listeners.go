@@ -31,19 +31,20 @@ func listen(cfg config.Config, withGRPC bool) (ln, grpcLn net.Listener, err erro
 	return ln, grpcLn, nil
 }
 
-// serveDebug serves pprof on debug_listen, when set, until ctx ends.
-func serveDebug(ctx context.Context, cfg config.Config, logger *slog.Logger) error {
-	if cfg.DebugListen == "" {
-		return nil
+// beginServing binds the listeners with listen unless bound, and serves
+// pprof and /metrics on their own addresses when configured, until ctx
+// ends.
+func beginServing(ctx context.Context, cfg config.Config, m *telemetry.Metrics, logger *slog.Logger, bound bool, listen func() error) error {
+	if !bound {
+		if err := listen(); err != nil {
+			return err
+		}
 	}
-	if err := serveAux(ctx, "pprof", cfg.DebugListen, debugHandler(), logger); err != nil {
-		return fmt.Errorf("debug_listen: %w", err)
+	if cfg.DebugListen != "" {
+		if err := serveAux(ctx, "pprof", cfg.DebugListen, debugHandler(), logger); err != nil {
+			return fmt.Errorf("debug_listen: %w", err)
+		}
 	}
-	return nil
-}
-
-// serveMetrics serves /metrics on metrics_listen, when set, until ctx ends.
-func serveMetrics(ctx context.Context, cfg config.Config, m *telemetry.Metrics, logger *slog.Logger) error {
 	if cfg.MetricsListen == "" {
 		return nil
 	}
