@@ -138,19 +138,11 @@ func (s *Server) Keys() auth.KeyStore { return s.keys }
 // configured, the OTLP/gRPC one; Addr and GRPCAddr are valid afterwards.
 // Each listener holds at most connections.max_connections at once.
 func (s *Server) Listen() error {
-	limits := httpLimits(s.cfg.Connections)
-	ln, err := limits.Listen(s.cfg.Listen)
+	ln, grpcLn, err := listen(s.cfg, s.roles.Ingest)
 	if err != nil {
-		return fmt.Errorf("%w (set --listen or WEFT_LISTEN to a free address)", err)
+		return err
 	}
-	s.listener = s.serveTLS(ln)
-	if s.cfg.OTLPGRPCListen == "" || !s.roles.Ingest {
-		return nil
-	}
-	if s.grpcLn, err = limits.Listen(s.cfg.OTLPGRPCListen); err != nil {
-		_ = ln.Close()
-		return fmt.Errorf("%w (set --otlp-grpc-listen or WEFT_OTLP_GRPC_LISTEN to a free address, or empty to disable OTLP/gRPC)", err)
-	}
+	s.listener, s.grpcLn = s.serveTLS(ln), grpcLn
 	return nil
 }
 
@@ -169,28 +161,10 @@ func (s *Server) Addr() string { return s.listener.Addr().String() }
 // requests finish (each waits for its commit), flush the ingest path, stop
 // the processor after its batch in hand, close storage.
 func (s *Server) Serve(ctx context.Context) error {
-	if s.listener == nil {
-		if err := s.Listen(); err != nil {
-			return errors.Join(err, s.shutdown())
-		}
+	if err := beginServing(ctx, s.cfg, s.metrics, s.logger, s.listener != nil, s.Listen); err != nil {
+		return errors.Join(err, s.shutdown())
 	}
-	if s.cfg.DebugListen != "" {
-		if err := serveAux(ctx, "pprof", s.cfg.DebugListen, debugHandler(), s.logger); err != nil {
-			return errors.Join(fmt.Errorf("debug_listen: %w", err), s.shutdown())
-		}
-	}
-	if s.cfg.MetricsListen != "" {
-		mux := http.NewServeMux()
-		mux.Handle("GET /metrics", s.metrics.Handler())
-		if err := serveAux(ctx, "metrics", s.cfg.MetricsListen, mux, s.logger); err != nil {
-			return errors.Join(fmt.Errorf("metrics_listen: %w", err), s.shutdown())
-		}
-	}
-	errCh := make(chan error, 2)
-	go func() { errCh <- s.httpSrv.Serve(s.listener) }()
-	if s.grpcLn != nil {
-		go func() { errCh <- s.grpcSrv.Serve(s.grpcLn) }()
-	}
+	errCh := startServing(s.httpSrv, s.listener, s.grpcSrv, s.grpcLn)
 	s.startProcessor()
 	retentionCtx, stopRetention := context.WithCancel(ctx)
 	defer stopRetention()
@@ -215,21 +189,14 @@ func (s *Server) startProcessor() {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	s.stopProc = cancel
-	go func() { s.procDone <- s.write.kafkaIn.Run(ctx) }()
+	go func() { s.procDone <- s.write.runKafka(ctx) }()
 }
 
 func (s *Server) shutdown() error {
 	ctx, cancel := context.WithTimeout(context.Background(), s.cfg.ShutdownTimeout)
 	defer cancel()
 	s.logger.Info("shutting down: draining requests and flushing the ingest path")
-	stopped := make(chan struct{})
-	go func() { s.grpcSrv.GracefulStop(); close(stopped) }()
-	err := s.httpSrv.Shutdown(ctx)
-	select {
-	case <-stopped:
-	case <-ctx.Done():
-		s.grpcSrv.Stop()
-	}
+	err := stopServing(ctx, s.httpSrv, s.grpcSrv)
 	if s.stopProc != nil {
 		// The processor finishes and commits the batch in hand; one cut
 		// off by the deadline stays uncommitted and is redelivered.

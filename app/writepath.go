@@ -33,6 +33,8 @@ type writePath struct {
 	// writes are refused before their bodies are read; nil: never.
 	saturated func() bool
 	kafkaIn   *kafkareceiver.Receiver
+	// kafkaOTLP consumes the OTLP topic (kafka_otlp); nil when off.
+	kafkaOTLP *kafkareceiver.Receiver
 	// parts start in order (exporters before the processors feeding
 	// them) and shut down in reverse.
 	parts   []component.Component
@@ -71,6 +73,9 @@ func buildWritePath(ctx context.Context, cfg config.Config, roles config.Roles, 
 			return nil, fmt.Errorf("kafka receiver: %w", err)
 		}
 		w.kafkaIn.Instrument(m)
+		if w.kafkaOTLP, err = newOTLPTopicReceiver(ctx, cfg, front, m, logger); err != nil {
+			return nil, err
+		}
 	}
 	return w, nil
 }

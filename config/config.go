@@ -13,10 +13,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/weftdev/weft/exporter/forwardexporter"
 	"github.com/weftdev/weft/exporter/storageexporter"
 	"github.com/weftdev/weft/inference"
 	"github.com/weftdev/weft/internal/kafkabase"
 	"github.com/weftdev/weft/processor/batchprocessor"
+	"github.com/weftdev/weft/receiver/kafkareceiver"
 	"github.com/weftdev/weft/receiver/otlpreceiver"
 )
 
@@ -87,6 +89,11 @@ type Config struct {
 	Automations Automations `yaml:"automations"`
 	// UI serves the browser UI at / on the API listener. Default true.
 	UI bool `yaml:"ui"`
+	// KafkaOTLP is the process role's second topic: OTLP spans as the
+	// OpenTelemetry Collector's Kafka exporter writes them.
+	KafkaOTLP kafkareceiver.OTLPConfig `yaml:"kafka_otlp"`
+	// Agent configures the agent role: its upstream and disk buffer.
+	Agent forwardexporter.Config `yaml:"agent"`
 }
 
 // Default returns the documented defaults.
@@ -110,6 +117,8 @@ func Default() Config {
 		Kafka:           kafkabase.DefaultConfig(),
 		Automations:     DefaultAutomations(),
 		UI:              true,
+		KafkaOTLP:       kafkareceiver.DefaultOTLPConfig(),
+		Agent:           forwardexporter.DefaultConfig(),
 	}
 }
 

@@ -19,6 +19,19 @@ func writeFile(t *testing.T, body string) string {
 	return p
 }
 
+// fileArgs replaces each "FILE:body" argument with the path of a file
+// holding body.
+func fileArgs(t *testing.T, args []string) []string {
+	t.Helper()
+	out := append([]string(nil), args...)
+	for i, a := range out {
+		if body, ok := strings.CutPrefix(a, "FILE:"); ok {
+			out[i] = writeFile(t, body)
+		}
+	}
+	return out
+}
+
 func TestLoadPrecedence(t *testing.T) {
 	file := writeFile(t, "listen: 127.0.0.1:1000\ndata_dir: /from/file\nlog_level: warn\npipeline:\n  max_batch_ops: 7\n  batch_linger: 3ms\n")
 	cfg, err := Load([]string{"--config", file, "--listen", "127.0.0.1:3000"},
@@ -64,17 +77,6 @@ func TestLoadTLS(t *testing.T) {
 
 // fileArgs copies args, writing each "FILE:<yaml>" argument to a config
 // file and passing its path instead.
-func fileArgs(t *testing.T, args []string) []string {
-	t.Helper()
-	out := append([]string(nil), args...)
-	for i, a := range out {
-		if body, ok := strings.CutPrefix(a, "FILE:"); ok {
-			out[i] = writeFile(t, body)
-		}
-	}
-	return out
-}
-
 func defaultQueueOps() int { return Default().Pipeline.MaxQueuedOps }
 
 func TestLoadErrors(t *testing.T) {

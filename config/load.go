@@ -32,7 +32,9 @@ func bindings(c *Config) []binding {
 		{"log-level", "WEFT_LOG_LEVEL", "debug, info, warn or error", &c.LogLevel, true},
 		{"debug-listen", "WEFT_DEBUG_LISTEN", "pprof address (empty disables)", &c.DebugListen, false},
 		{"metrics-listen", "WEFT_METRICS_LISTEN", "serve /metrics here instead of on the API listener", &c.MetricsListen, false},
-		{"roles", "WEFT_ROLES", "comma-separated roles: ingest, process, query", &c.Roles, false},
+		{"roles", "WEFT_ROLES", "comma-separated roles: ingest, process, query; or agent alone", &c.Roles, false},
+		{"upstream", "WEFT_UPSTREAM", "agent: the central Weft's URL to forward to", &c.Agent.Upstream, false},
+		{"agent-api-key", "WEFT_AGENT_API_KEY", "agent: API key for requests that carry none (prefer the env variable)", &c.Agent.APIKey, false},
 		{"kafka-brokers", "WEFT_KAFKA_BROKERS", "Kafka bootstrap brokers, comma-separated (scale-out)", &c.KafkaBrokers, true},
 		{"clickhouse-dsn", "WEFT_CLICKHOUSE_DSN", "ClickHouse DSN, clickhouse:// or http:// (scale-out)", &c.ClickHouseDSN, true},
 	}

@@ -12,6 +12,9 @@ const (
 	RoleIngest  = "ingest"
 	RoleProcess = "process"
 	RoleQuery   = "query"
+	// RoleAgent runs alone: receivers and a disk buffer forwarding to a
+	// central Weft or to Kafka; no store.
+	RoleAgent = "agent"
 )
 
 // AllRoles is the default: one process does everything.
@@ -25,6 +28,8 @@ type Roles struct {
 	Process bool
 	// Query: the read API.
 	Query bool
+	// Agent: receivers, disk buffer and forwarder, and nothing else.
+	Agent bool
 }
 
 // All reports whether every role runs here.
@@ -41,10 +46,18 @@ func ParseRoles(s string) (Roles, error) {
 			r.Process = true
 		case RoleQuery:
 			r.Query = true
+		case RoleAgent:
+			r.Agent = true
 		case "":
 		default:
-			return r, fmt.Errorf("roles: %q is not one of ingest, process, query", name)
+			return r, fmt.Errorf("roles: %q is not one of ingest, process, query, agent", name)
 		}
+	}
+	if r.Agent && (r.Ingest || r.Process || r.Query) {
+		return r, errors.New("roles: agent runs alone; start the other roles in their own processes")
+	}
+	if r.Agent {
+		return r, nil
 	}
 	if !r.Ingest && !r.Process && !r.Query {
 		return r, errors.New("roles: name at least one of ingest, process, query")
@@ -71,6 +84,9 @@ func (c Config) validateScaleOut() []error {
 	if err != nil {
 		return []error{err}
 	}
+	if roles.Agent {
+		return c.validateAgent()
+	}
 	var errs []error
 	kafka, ch := len(c.BrokerList()) > 0, c.ClickHouseDSN != ""
 	if kafka && !ch {
@@ -88,6 +104,9 @@ func (c Config) validateScaleOut() []error {
 		if err := k.Validate(); err != nil {
 			errs = append(errs, fmt.Errorf("kafka: %w", err))
 		}
+	}
+	if err := c.KafkaOTLP.Validate(); err != nil {
+		errs = append(errs, err)
 	}
 	if slices.Contains(strings.Split(c.Roles, ","), "") && c.Roles != "" {
 		errs = append(errs, fmt.Errorf("roles %q: empty role name", c.Roles))

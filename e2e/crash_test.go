@@ -1,8 +1,6 @@
 package e2e
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -107,19 +105,9 @@ type callRow struct {
 
 func readAllCalls(t *testing.T, c *client, project string) map[string]callRow {
 	t.Helper()
-	status, body := c.post("/calls/stream_query", map[string]any{"project_id": project, "columns": []string{"id", "ended_at"}})
-	if status != http.StatusOK {
-		t.Fatalf("stream_query = %d: %s", status, body)
-	}
 	out := map[string]callRow{}
-	sc := bufio.NewScanner(bytes.NewReader(body))
-	sc.Buffer(make([]byte, 1<<20), 1<<24)
-	for sc.Scan() {
-		var r callRow
-		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
-			t.Fatalf("bad line %q: %v", sc.Text(), err)
-		}
-		out[r.ID] = r
+	for _, r := range readRows(t, c, project) {
+		out[r.ID] = callRow{ID: r.ID, EndedAt: r.EndedAt}
 	}
 	return out
 }

@@ -71,7 +71,13 @@ func startWeft(t *testing.T, dataDir string, extraArgs ...string) *process {
 // startWeftArgs runs weft with args and waits until it prints its address.
 func startWeftArgs(t *testing.T, args []string) *process {
 	t.Helper()
-	cmd := exec.Command(binary(t), args...)
+	return startWeftCmd(t, exec.Command(binary(t), args...))
+}
+
+// startWeftCmd starts cmd, a weft command, and waits until it prints its
+// address.
+func startWeftCmd(t *testing.T, cmd *exec.Cmd) *process {
+	t.Helper()
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs Weft's whole test suite on a fresh machine: installs what the tests
-# need (Go modules, the ClickHouse engine libchdb, the Weave TypeScript
-# SDK from npm and Chromium for the web UI), checks
+# need (Go modules, the ClickHouse engine libchdb, an OpenTelemetry Collector
+# built by ocb, the Weave TypeScript SDK from npm and Chromium for the web
+# UI), checks
 # formatting and vet, then runs every test with the race detector.
 # Tests that need an engine fail, never skip, when it is missing.
 set -euo pipefail
@@ -14,6 +15,12 @@ if [ -x scripts/install-libchdb.sh ]; then
   echo "==> libchdb (ClickHouse engine for the scale-out tests)"
   WEFT_LIBCHDB="$(scripts/install-libchdb.sh | tail -n 1)"
   export WEFT_LIBCHDB
+fi
+
+if [ -x scripts/install-otelcol.sh ]; then
+  echo "==> OpenTelemetry Collector (built by ocb) for the Collector e2e test"
+  WEFT_OTELCOL="$(scripts/install-otelcol.sh | tail -n 1)"
+  export WEFT_OTELCOL
 fi
 
 if [ -x scripts/install-node-deps.sh ]; then

@@ -8,6 +8,7 @@
 //	weft-bench otlp  --weft ./bin/weft --calls 200000 --batch 512 --payload 1000
 //	weft-bench automations --weft ./bin/weft --calls 10000 --batch 10 --pending 100000
 //	weft-bench inference --weft ./bin/weft --clients 1,64,512 --duration 5s
+//	weft-bench agent --weft ./bin/weft --calls 500000 --payload 1000
 package main
 
 import (
@@ -79,7 +80,7 @@ func parse(name string, args []string) (options, error) {
 
 func run(ctx context.Context, args []string) error {
 	if len(args) == 0 {
-		return errors.New("usage: weft-bench calls|query|otlp|automations|inference [flags]")
+		return errors.New("usage: weft-bench calls|query|otlp|automations|inference|agent [flags]")
 	}
 	o, err := parse(args[0], args[1:])
 	if err != nil {
@@ -107,6 +108,8 @@ func run(ctx context.Context, args []string) error {
 		return benchOTLP(ctx, target, o)
 	case "automations":
 		return benchAutomations(ctx, target, o)
+	case "agent":
+		return benchAgent(ctx, target, o)
 	}
-	return fmt.Errorf("unknown benchmark %q (calls, query, otlp, automations, inference)", args[0])
+	return fmt.Errorf("unknown benchmark %q (calls, query, otlp, automations, inference, agent)", args[0])
 }

@@ -39,33 +39,12 @@ func connect(ctx context.Context, o options) (*target, error) {
 		t.tmpDir = dir
 	}
 	t.dataDir = dir
+	var err error
 	args := append([]string{"serve", "--listen", "127.0.0.1:0", "--otlp-grpc-listen", "127.0.0.1:0", "--data-dir", dir, "--log-level", "warn"}, o.serveArgs...)
-	t.cmd = exec.CommandContext(ctx, o.weftBin, args...)
-	t.cmd.Stderr = os.Stderr
-	out, err := t.cmd.StdoutPipe()
+	t.cmd, t.url, t.grpcAddr, err = startWeft(ctx, o.weftBin, args...)
 	if err != nil {
-		return nil, err
-	}
-	if err := t.cmd.Start(); err != nil {
-		return nil, err
-	}
-	sc := bufio.NewScanner(out)
-	for sc.Scan() {
-		if after, ok := strings.CutPrefix(sc.Text(), "OTLP/gRPC on "); ok {
-			t.grpcAddr = strings.TrimSpace(after)
-		}
-		if _, after, ok := strings.Cut(sc.Text(), "listening on "); ok {
-			t.url = strings.Fields(after)[0]
-			break
-		}
-	}
-	go func() {
-		for sc.Scan() {
-		}
-	}()
-	if t.url == "" {
 		t.close()
-		return nil, fmt.Errorf("%s did not start", o.weftBin)
+		return nil, err
 	}
 	key, err := os.ReadFile(filepath.Join(dir, "admin-key"))
 	if err != nil {
@@ -76,13 +55,46 @@ func connect(ctx context.Context, o options) (*target, error) {
 	return t, nil
 }
 
+// startWeft runs weft with args and returns once it prints its HTTP
+// address (and, before it, its OTLP/gRPC one, if any).
+func startWeft(ctx context.Context, bin string, args ...string) (cmd *exec.Cmd, url, grpcAddr string, err error) {
+	cmd = exec.CommandContext(ctx, bin, args...)
+	cmd.Stderr = os.Stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, "", "", err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, "", "", err
+	}
+	sc := bufio.NewScanner(out)
+	for sc.Scan() {
+		if after, ok := strings.CutPrefix(sc.Text(), "OTLP/gRPC on "); ok {
+			grpcAddr = strings.TrimSpace(after)
+		}
+		if _, after, ok := strings.Cut(sc.Text(), "listening on "); ok {
+			url = strings.Fields(after)[0]
+			break
+		}
+	}
+	go func() {
+		for sc.Scan() {
+		}
+	}()
+	if url == "" {
+		return cmd, "", "", fmt.Errorf("%s %s did not start", bin, args[0])
+	}
+	return cmd, url, grpcAddr, nil
+}
+
 // peakRSS reads the started server's high-water RSS from /proc.
-func (t *target) peakRSS() string { return t.procMemory("VmHWM") }
+func (t *target) peakRSS() string { return t.memory("VmHWM") }
 
 // rss reads the started server's current RSS from /proc.
-func (t *target) rss() string { return t.procMemory("VmRSS") }
+func (t *target) rss() string { return t.memory("VmRSS") }
 
-func (t *target) procMemory(field string) string {
+// memory reads one memory figure of the started server from /proc.
+func (t *target) memory(field string) string {
 	if t.cmd == nil {
 		return "n/a (server not started by weft-bench)"
 	}

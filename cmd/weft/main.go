@@ -1,6 +1,7 @@
 // Command weft is the Weft server and its administration tool:
 //
 //	weft serve     run the server (embedded DuckDB by default)
+//	weft agent     run the agent role: buffer on disk, forward upstream
 //	weft keys      create, list and revoke API keys
 //	weft migrate   apply storage migrations, create Kafka topics, and exit
 //	weft certs     make a self-signed TLS certificate for local development
@@ -24,6 +25,7 @@ const usage = `usage: weft <command> [flags]
 
 commands:
   serve     run the server (see 'weft serve -h')
+  agent     run a collector sidecar: same as 'weft serve --roles agent --upstream URL'
   keys      manage API keys: create, list, revoke (see 'weft keys -h')
   migrate   apply storage migrations and create the Kafka topics, then exit
   certs     make a self-signed TLS certificate and key for local development
@@ -55,6 +57,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 	switch args[0] {
 	case "serve":
 		return serve(ctx, args[1:], stdout, stderr, getenv)
+	case "agent":
+		return serve(ctx, append([]string{"--roles", "agent"}, args[1:]...), stdout, stderr, getenv)
 	case "keys":
 		return keys(ctx, args[1:], stdout, stderr, getenv)
 	case "migrate":

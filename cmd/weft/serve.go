@@ -29,6 +29,9 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer, getenv 
 	}
 	logger := newLogger(stderr, cfg.LogLevel)
 	setMemoryLimit(getenv)
+	if roles, _ := config.ParseRoles(cfg.Roles); roles.Agent {
+		return serveAgent(ctx, cfg, logger, stdout)
+	}
 	srv, err := app.New(ctx, cfg, logger)
 	if err != nil {
 		return err

@@ -7,8 +7,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/weftdev/weft/internal/wal"
@@ -223,11 +221,7 @@ func (e *Exporter) retire(batches []*logged) {
 }
 
 func (e *Exporter) recordApplied(seq uint64) {
-	tmp := filepath.Join(e.cfg.Dir, appliedFile+".tmp")
-	err := os.WriteFile(tmp, []byte(strconv.FormatUint(seq, 10)), 0o600)
-	if err == nil {
-		err = os.Rename(tmp, filepath.Join(e.cfg.Dir, appliedFile))
-	}
+	err := wal.WriteMark(filepath.Join(e.cfg.Dir, appliedFile), seq)
 	if err == nil {
 		err = e.log.TrimThrough(seq)
 	}
@@ -283,17 +277,7 @@ func (e *Exporter) applyMerged(ops []storage.CallOp) {
 	}
 }
 
-func readApplied(dir string) uint64 {
-	b, err := os.ReadFile(filepath.Join(dir, appliedFile))
-	if err != nil {
-		return 0
-	}
-	v, err := strconv.ParseUint(strings.TrimSpace(string(b)), 10, 64)
-	if err != nil {
-		return 0
-	}
-	return v
-}
+func readApplied(dir string) uint64 { return wal.ReadMark(filepath.Join(dir, appliedFile)) }
 
 func (e *Exporter) isLeaving() bool {
 	e.mu.Lock()

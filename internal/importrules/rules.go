@@ -36,7 +36,7 @@ var Rules = []Rule{
 		Why: "exporters only write batches handed to them"},
 	{From: []string{"queryapi/..."}, Forbid: []string{"receiver/...", "processor/...", "exporter/..."},
 		Why: "the query API reads through the storage contract only"},
-	{From: []string{"consumer/...", "internal/kafkabase/...", "internal/wal/...", "internal/telemetry/..."},
+	{From: []string{"consumer/...", "internal/kafkabase/...", "internal/wal/...", "internal/telemetry/...", "internal/backoff/..."},
 		Forbid: []string{"receiver/...", "processor/...", "exporter/...", "queryapi/..."},
 		Why:    "what the pipeline's components share must not depend on the components"},
 	{From: []string{"wire/...", "auth/...", "internal/httpapi/..."}, Forbid: []string{"receiver/...", "queryapi/..."},

@@ -56,6 +56,7 @@ type Log struct {
 type segment struct {
 	first, last uint64
 	path        string
+	size        int64
 }
 
 // Open opens (creating if needed) the log in dir.
@@ -93,13 +94,13 @@ func Open(dir string, opts Options) (*Log, error) {
 func (l *Log) recover(s *segment, tail bool) error {
 	last, validEnd, err := scan(s.path, s.first)
 	if err == nil {
-		s.last = last
+		s.last, s.size = last, validEnd
 		return nil
 	}
 	if !tail {
 		return fmt.Errorf("wal segment %s is corrupt at byte %d (%w); move it aside to start without it", s.path, validEnd, err)
 	}
-	s.last = last
+	s.last, s.size = last, validEnd
 	if terr := os.Truncate(s.path, validEnd); terr != nil {
 		return fmt.Errorf("wal: cutting the torn tail of %s: %w", s.path, terr)
 	}
@@ -195,6 +196,7 @@ func (l *Log) Append(recs ...[]byte) (uint64, error) {
 	l.size += int64(len(l.buf))
 	l.next = seq
 	l.segs[len(l.segs)-1].last = seq - 1
+	l.segs[len(l.segs)-1].size = l.size
 	return seq - 1, nil
 }
 
@@ -251,6 +253,18 @@ func (l *Log) LastSeq() uint64 {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.next - 1
+}
+
+// Bytes is the size of every segment file the log keeps: the disk space
+// it takes, which a bounded buffer on top of it counts.
+func (l *Log) Bytes() int64 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var n int64
+	for _, s := range l.segs {
+		n += s.size
+	}
+	return n
 }
 
 // Close closes the segment being appended to.

@@ -195,3 +195,67 @@ func TestReaderFollowsAppends(t *testing.T) {
 		t.Fatalf("reader after 3: %d %q %v", seq, p, err)
 	}
 }
+
+// TestBytesFollowsDisk checks that Bytes is the segments' size on disk as
+// records are appended, segments trimmed, and the log reopened.
+func TestBytesFollowsDisk(t *testing.T) {
+	dir := t.TempDir()
+	onDisk := func() int64 {
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var n int64
+		for _, e := range entries {
+			info, err := e.Info()
+			if err != nil {
+				t.Fatal(err)
+			}
+			n += info.Size()
+		}
+		return n
+	}
+	l := openLog(t, dir, 100)
+	for i := range 10 {
+		if _, err := l.Append(bytes.Repeat([]byte{byte(i)}, 40)); err != nil {
+			t.Fatal(err)
+		}
+		if got, want := l.Bytes(), onDisk(); got != want {
+			t.Fatalf("after %d appends Bytes = %d, files hold %d", i+1, got, want)
+		}
+	}
+	if err := l.TrimThrough(6); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := l.Bytes(), onDisk(); got != want || got >= 10*(40+headerSize) {
+		t.Fatalf("after trim Bytes = %d, files hold %d", got, want)
+	}
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := openLog(t, dir, 100).Bytes(), onDisk(); got != want {
+		t.Fatalf("reopened Bytes = %d, files hold %d", got, want)
+	}
+}
+
+func TestMarks(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "mark")
+	cases := []struct {
+		name  string
+		write func() error
+		want  uint64
+	}{
+		{"no mark", func() error { return nil }, 0},
+		{"written", func() error { return WriteMark(path, 42) }, 42},
+		{"rewritten", func() error { return WriteMark(path, 7) }, 7},
+		{"damaged", func() error { return os.WriteFile(path, []byte("x1"), 0o600) }, 0},
+	}
+	for _, tc := range cases {
+		if err := tc.write(); err != nil {
+			t.Fatal(err)
+		}
+		if got := ReadMark(path); got != tc.want {
+			t.Fatalf("%s: ReadMark = %d, want %d", tc.name, got, tc.want)
+		}
+	}
+}

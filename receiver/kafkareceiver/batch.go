@@ -5,25 +5,25 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"math/rand/v2"
-	"time"
 
 	"github.com/segmentio/kafka-go"
 
+	"github.com/weftdev/weft/internal/backoff"
 	"github.com/weftdev/weft/internal/kafkabase"
 	"github.com/weftdev/weft/storage"
 )
 
-// item is a decoded record and the message it came from.
+// item is a decoded record and the message it came from: one call op, or
+// one per span of an OTLP record.
 type item struct {
 	msg kafka.Message
-	op  storage.CallOp
+	ops []storage.CallOp
 }
 
 // handle writes one batch, sets aside what can never be written, and
 // commits. It reports false when it stopped before committing.
 func (p *Receiver) handle(ctx context.Context, r *kafka.Reader, batch []kafka.Message) bool {
-	items, letters := decodeBatch(batch)
+	items, letters := p.decodeBatch(batch)
 	rejected, ok := p.store(ctx, items)
 	if !ok {
 		return false
@@ -39,18 +39,36 @@ func (p *Receiver) handle(ctx context.Context, r *kafka.Reader, batch []kafka.Me
 	return true
 }
 
-func decodeBatch(batch []kafka.Message) ([]item, []letter) {
+// decodeBatch decodes each record. One that cannot be decoded at all is a
+// dead letter; one of which only some spans could be mapped has its calls
+// written and is also dead-lettered with the reason, so nothing is dropped
+// silently (replaying it later rewrites the same calls, harmlessly).
+func (p *Receiver) decodeBatch(batch []kafka.Message) ([]item, []letter) {
 	items := make([]item, 0, len(batch))
 	var letters []letter
 	for _, m := range batch {
-		op, err := kafkabase.Decode(m.Value)
+		ops, partial, err := p.decode(m)
 		if err != nil {
 			letters = append(letters, letter{msg: m, reason: err.Error()})
 			continue
 		}
-		items = append(items, item{msg: m, op: op})
+		if partial != "" {
+			letters = append(letters, letter{msg: m, reason: partial})
+		}
+		if len(ops) > 0 {
+			items = append(items, item{msg: m, ops: ops})
+		}
 	}
 	return items, letters
+}
+
+// decodeEnvelope reads a record of the call topic: one op (ADR 0006).
+func decodeEnvelope(m kafka.Message) ([]storage.CallOp, string, error) {
+	op, err := kafkabase.Decode(m.Value)
+	if err != nil {
+		return nil, "", err
+	}
+	return []storage.CallOp{op}, "", nil
 }
 
 // store writes items in order. A transient failure is retried after a
@@ -85,9 +103,9 @@ func (p *Receiver) store(ctx context.Context, items []item) (rejected []letter, 
 }
 
 func (p *Receiver) write(ctx context.Context, items []item) error {
-	ops := make([]storage.CallOp, len(items))
+	ops := make([]storage.CallOp, 0, len(items))
 	for i := range items {
-		ops[i] = items[i].op
+		ops = append(ops, items[i].ops...)
 	}
 	if _, err := p.next.ConsumeCalls(ctx, ops); err != nil {
 		return fmt.Errorf("write %d call ops: %w", len(ops), err)
@@ -132,19 +150,7 @@ func permanent(err error) bool {
 // reports false when ctx ended first.
 func (p *Receiver) pause(ctx context.Context, n int) bool {
 	c := p.cfg.Consumer
-	d := c.RetryBackoffMin << min(n, 30)
-	if d <= 0 || d > c.RetryBackoffMax {
-		d = c.RetryBackoffMax
-	}
-	d = d/2 + rand.N(d/2+1)
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-ctx.Done():
-		return false
-	}
+	return backoff.Sleep(ctx, backoff.Jittered(n, c.RetryBackoffMin, c.RetryBackoffMax))
 }
 
 // commit stores the batch's offsets. A failure (Kafka down, or the

@@ -90,12 +90,7 @@ func writeRaw(ctx context.Context, t *testing.T, cfg kafkabase.Config, key strin
 	for i, v := range values {
 		msgs[i] = kafka.Message{Key: []byte(key), Value: v, Headers: []kafka.Header{{Key: "origin", Value: []byte("test")}}}
 	}
-	w := &kafka.Writer{Addr: kafka.TCP(cfg.Brokers...), Topic: cfg.Topic, Balancer: kafka.Murmur2Balancer{Consistent: true},
-		RequiredAcks: kafka.RequireAll, BatchTimeout: 2 * time.Millisecond}
-	defer w.Close()
-	if err := w.WriteMessages(ctx, msgs...); err != nil {
-		t.Fatal(err)
-	}
+	writeMessages(ctx, t, cfg, msgs)
 }
 
 func TestDeadLetterMessageTruncatesOversizedValues(t *testing.T) {

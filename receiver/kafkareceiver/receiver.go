@@ -10,6 +10,7 @@ import (
 
 	"github.com/weftdev/weft/consumer"
 	"github.com/weftdev/weft/internal/kafkabase"
+	"github.com/weftdev/weft/storage"
 )
 
 // Receiver is the process role: one member of the consumer group that
@@ -25,6 +26,8 @@ type Receiver struct {
 	started atomic.Bool
 	stats   receiverCounters
 	metrics receiverMetrics
+	// decode turns a record into call ops; see decodeBatch.
+	decode func(kafka.Message) (ops []storage.CallOp, partial string, err error)
 }
 
 // Stats counts what a processor did since it started.
@@ -57,7 +60,7 @@ func NewReceiver(cfg kafkabase.Config, next consumer.Calls, logger *slog.Logger)
 	if next == nil {
 		return nil, errors.New("kafkareceiver: processor needs a next consumer")
 	}
-	p := &Receiver{cfg: cfg, next: next, logger: logger, limited: kafkabase.NewLimitedLogger(logger)}
+	p := &Receiver{cfg: cfg, next: next, logger: logger, limited: kafkabase.NewLimitedLogger(logger), decode: decodeEnvelope}
 	p.dlq = &kafka.Writer{
 		Addr:  kafka.TCP(cfg.Brokers...),
 		Topic: cfg.DeadLetterTopic,

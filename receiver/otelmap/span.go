@@ -20,18 +20,26 @@ type scopeCtx struct {
 	scope    pcommon.InstrumentationScope
 }
 
+// CheckSpan reports what makes span impossible to map whatever its
+// attributes: a missing trace id, span id or start time.
+func CheckSpan(span ptrace.Span) error {
+	switch {
+	case span.TraceID().IsEmpty():
+		return errors.New("trace_id is missing or all zeros")
+	case span.SpanID().IsEmpty():
+		return errors.New("span_id is missing or all zeros")
+	case span.StartTimestamp() == 0:
+		return errors.New("start_time_unix_nano is missing")
+	}
+	return nil
+}
+
 // mapSpan maps one span. Ids are the OTel ids in lowercase hex: the call id
 // is the 16-digit span id and the trace id the 32-digit trace id, both of
 // which Weave accepts as call and trace ids.
 func (m *Mapper) mapSpan(st *mapState, sc *scopeCtx, span ptrace.Span) (storage.Call, error) {
-	if span.TraceID().IsEmpty() {
-		return storage.Call{}, errors.New("trace_id is missing or all zeros")
-	}
-	if span.SpanID().IsEmpty() {
-		return storage.Call{}, errors.New("span_id is missing or all zeros")
-	}
-	if span.StartTimestamp() == 0 {
-		return storage.Call{}, errors.New("start_time_unix_nano is missing")
+	if err := CheckSpan(span); err != nil {
+		return storage.Call{}, err
 	}
 	v, err := m.buildView(st, span)
 	if err != nil {

@@ -63,11 +63,14 @@ func NewGRPCServer(cfg Config, v auth.Verifier, sub consumer.Calls, set telemetr
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	in := newIngester(cfg, v, sub, set, "grpc")
+	return newGRPCServer(newIngester(cfg, v, sub, set, "grpc"), inflight, opts...), nil
+}
+
+func newGRPCServer(in *ingester, inflight *httpapi.Inflight, opts ...grpc.ServerOption) *grpc.Server {
 	all := append([]grpc.ServerOption{grpc.MaxRecvMsgSize(int(in.cfg.MaxRequestBytes))}, opts...)
 	srv := grpc.NewServer(all...)
 	ptraceotlp.RegisterGRPCServer(srv, &grpcTraces{in: in, inflight: inflight})
-	return srv, nil
+	return srv
 }
 
 // sizer measures a decoded request's protobuf size for the budget.

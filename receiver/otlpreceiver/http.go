@@ -63,7 +63,11 @@ type httpHandler struct {
 // TracesPathAlias; other paths answer 404. Mount it at the server root
 // (or under http.StripPrefix for a prefixed deployment).
 func NewHTTPHandler(cfg Config, v auth.Verifier, sub consumer.Calls, set telemetry.Settings) http.Handler {
-	h := &httpHandler{in: newIngester(cfg, v, sub, set, "http")}
+	return newHTTPHandler(newIngester(cfg, v, sub, set, "http"))
+}
+
+func newHTTPHandler(in *ingester) http.Handler {
+	h := &httpHandler{in: in}
 	h.bufs.New = func() any { return new(bytes.Buffer) }
 	mux := http.NewServeMux()
 	mux.Handle(TracesPath, h)

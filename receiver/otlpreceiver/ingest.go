@@ -66,7 +66,10 @@ type ingester struct {
 	mapper   *otelmap.Mapper
 	verifier auth.Verifier
 	sub      consumer.Calls
-	logger   *slog.Logger
+	// traces, when set, takes the spans as OTLP instead of sub taking
+	// them as calls (see NewForwardingHTTPHandler).
+	traces consumer.Traces
+	logger *slog.Logger
 	// accepted and refused count spans (otelcol_receiver_*_spans).
 	accepted, refused prometheus.Counter
 }
@@ -135,6 +138,9 @@ func (in *ingester) exportSpans(ctx context.Context, p auth.Principal, headerPro
 		return outcome{}, fail(failTooLarge,
 			"request has %d spans, more than the limit of %d: lower the exporter's batch size (OTEL_BSP_MAX_EXPORT_BATCH_SIZE)",
 			n, in.cfg.MaxSpansPerRequest)
+	}
+	if in.traces != nil {
+		return in.forward(ctx, p, headerProject, td)
 	}
 	res := in.mapper.Map(td, otelmap.Input{ProjectID: strings.TrimSpace(headerProject), WBUserID: p.UserID})
 	if len(res.Projects) == 0 && res.NoProject > 0 {

@@ -1,0 +1,52 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+
+	"github.com/weftdev/weft/config"
+	"github.com/weftdev/weft/consumer"
+	"github.com/weftdev/weft/internal/kafkabase"
+	"github.com/weftdev/weft/internal/telemetry"
+	"github.com/weftdev/weft/receiver/kafkareceiver"
+	"github.com/weftdev/weft/receiver/otelmap"
+)
+
+// newOTLPTopicReceiver is the process role's consumer of the OTLP topic
+// (kafka_otlp.topic), feeding the same processor as the call topic; nil
+// when no topic is configured.
+func newOTLPTopicReceiver(ctx context.Context, cfg config.Config, front consumer.Calls, m *telemetry.Metrics, logger *slog.Logger) (*kafkareceiver.Receiver, error) {
+	if !cfg.KafkaOTLP.Enabled() {
+		return nil, nil
+	}
+	kcfg := cfg.KafkaOTLP.Kafka(cfg.Kafka)
+	if kcfg.CreateTopics {
+		if err := kafkabase.EnsureTopics(ctx, kcfg, logger); err != nil {
+			return nil, fmt.Errorf("kafka_otlp topics: %w", err)
+		}
+	}
+	mapper := otelmap.NewMapper(otelmap.Options{MaxAttributeValueBytes: cfg.OTLP.MaxAttributeValueBytes})
+	r, err := kafkareceiver.NewOTLPReceiver(cfg.Kafka, cfg.KafkaOTLP, mapper, front, logger.With("topic", kcfg.Topic))
+	if err != nil {
+		return nil, fmt.Errorf("kafka_otlp receiver: %w", err)
+	}
+	r.Instrument(m)
+	return r, nil
+}
+
+// runKafka runs the process role's consumers until ctx ends or one fails.
+func (w *writePath) runKafka(ctx context.Context) error {
+	if w.kafkaOTLP == nil {
+		return w.kafkaIn.Run(ctx)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	errs := make(chan error, 2)
+	go func() { errs <- w.kafkaIn.Run(ctx) }()
+	go func() { errs <- w.kafkaOTLP.Run(ctx) }()
+	first := <-errs
+	cancel()
+	return errors.Join(first, <-errs)
+}
