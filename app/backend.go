@@ -27,6 +27,7 @@ type backend interface {
 	storage.CostStore
 	storage.ThreadReader
 	storage.AutomationsBackend
+	storage.TrainingBackend
 	Close() error
 }
 
