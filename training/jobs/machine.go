@@ -95,6 +95,17 @@ func (m *Machine) Queued(entity string) int {
 	return n
 }
 
+// Running counts the running jobs.
+func (m *Machine) Running() int {
+	n := 0
+	for _, j := range m.jobs {
+		if j.Status == storage.JobRunning {
+			n++
+		}
+	}
+	return n
+}
+
 // AnyEntity is the lease scope of a worker that serves every entity.
 const AnyEntity = "*"
 
