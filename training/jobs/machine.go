@@ -106,6 +106,17 @@ func (m *Machine) Running() int {
 	return n
 }
 
+// EarliestLeaseEnd is when the first running lease ends.
+func (m *Machine) EarliestLeaseEnd() (time.Time, bool) {
+	var first time.Time
+	for _, j := range m.jobs {
+		if j.Status == storage.JobRunning && j.LeaseUntil != nil && (first.IsZero() || j.LeaseUntil.Before(first)) {
+			first = *j.LeaseUntil
+		}
+	}
+	return first, !first.IsZero()
+}
+
 // AnyEntity is the lease scope of a worker that serves every entity.
 const AnyEntity = "*"
 

@@ -131,10 +131,16 @@ func TestLeaseOrderAndScope(t *testing.T) {
 	d.create("r1", "rival/p", 1)
 	d.advance(time.Second)
 	d.create("a2", "acme/q", 1)
+	dup := Command{ID: "same", Kind: KindLease, Entity: "rival", TTL: time.Second}
+	if a, b := d.apply(dup), d.apply(dup); !a.Granted || !b.Granted || a.Job.ID != "r1" || b.Job.ID != "r1" || len(b.Changes.Jobs) != 0 {
+		t.Fatalf("a lease command delivered twice: %+v then %+v", a, b)
+	}
+	d.apply(Command{Kind: KindFinish, JobID: "r1", LeaseID: "same", Outcome: OutcomeFailed})
+	d.create("r2", "rival/p", 1)
 	cases := []struct {
 		entity string
 		want   string
-	}{{"rival", "r1"}, {"rival", ""}, {"*", "a1"}, {"acme", "a2"}, {"acme", ""}, {"*", ""}}
+	}{{"rival", "r2"}, {"rival", ""}, {"*", "a1"}, {"acme", "a2"}, {"acme", ""}, {"*", ""}}
 	for i, tc := range cases {
 		r := d.lease(tc.entity)
 		if got := map[bool]string{true: r.Job.ID}[r.Granted]; got != tc.want {

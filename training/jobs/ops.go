@@ -35,6 +35,12 @@ func (m *Machine) create(cmd Command) Result {
 // lease hands the oldest queued job the worker may take to it, after
 // re-queueing jobs whose leases ended.
 func (m *Machine) lease(cmd Command) Result {
+	// A lease command delivered twice (a producer's retry) grants once.
+	for _, j := range m.jobs {
+		if j.Status == storage.JobRunning && j.LeaseID == cmd.ID {
+			return Result{Job: *j, Granted: true}
+		}
+	}
 	changes := m.expire()
 	j := m.oldestQueued(cmd.Entity)
 	if j == nil {

@@ -1,11 +1,10 @@
-package queue
+package queue_test
 
 import (
 	"context"
 	"errors"
 	"fmt"
 	"log/slog"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -13,11 +12,13 @@ import (
 	"github.com/weftdev/weft/storage"
 	"github.com/weftdev/weft/storage/duckdb"
 	"github.com/weftdev/weft/training/jobs"
+	"github.com/weftdev/weft/training/queue"
+	"github.com/weftdev/weft/training/queue/queuetest"
 )
 
 // flakyStore is the real store with writes that fail on demand.
 type flakyStore struct {
-	Store
+	queue.Store
 	fail atomic.Bool
 }
 
@@ -37,9 +38,9 @@ func openStore(t *testing.T, dir string) *duckdb.Store {
 	return s
 }
 
-func runLocal(t *testing.T, store Store) *Local {
+func runLocal(t *testing.T, store queue.Store) *queue.Local {
 	t.Helper()
-	l, err := NewLocal(context.Background(), store, 50*time.Millisecond, time.Now, slog.New(slog.DiscardHandler))
+	l, err := queue.NewLocal(context.Background(), store, 50*time.Millisecond, time.Now, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,60 +51,12 @@ func runLocal(t *testing.T, store Store) *Local {
 	return l
 }
 
-func createJobs(t *testing.T, s Sequencer, n int) {
-	t.Helper()
-	for i := range n {
-		r, err := s.Submit(context.Background(), jobs.Command{Kind: jobs.KindCreate, JobID: fmt.Sprintf("j%03d", i),
-			ProjectID: "acme/p", ModelID: "m", JobKind: storage.JobKindRL, MaxAttempts: 2})
-		if err != nil || r.Refusal != nil {
-			t.Fatalf("create %d: %v %+v", i, err, r.Refusal)
-		}
-	}
-}
-
-// leaseConcurrently has workers lease until the queue is empty and
-// fails if a job was handed out twice or not at all.
-func leaseConcurrently(t *testing.T, seqs []Sequencer, workers, want int) map[string]string {
-	t.Helper()
-	var mu sync.Mutex
-	held := map[string]string{}
-	var wg sync.WaitGroup
-	for w := range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			s := seqs[w%len(seqs)]
-			for {
-				r, err := s.Submit(context.Background(), jobs.Command{Kind: jobs.KindLease, Entity: "acme", Worker: fmt.Sprintf("w%d", w), TTL: time.Minute})
-				if err != nil {
-					t.Errorf("lease: %v", err)
-					return
-				}
-				if !r.Granted {
-					return
-				}
-				mu.Lock()
-				if other, ok := held[r.Job.ID]; ok {
-					t.Errorf("job %s leased by %s and by lease %s", r.Job.ID, other, r.Job.LeaseID)
-				}
-				held[r.Job.ID] = r.Job.LeaseID
-				mu.Unlock()
-			}
-		}()
-	}
-	wg.Wait()
-	if len(held) != want {
-		t.Fatalf("%d jobs leased, want %d", len(held), want)
-	}
-	return held
-}
-
 func TestLocalNeverLeasesAJobTwice(t *testing.T) {
 	store := openStore(t, t.TempDir())
 	defer store.Close()
 	l := runLocal(t, store)
-	createJobs(t, l, 200)
-	leaseConcurrently(t, []Sequencer{l}, 8, 200)
+	queuetest.CreateJobs(t, []queue.Sequencer{l}, "j", 200)
+	queuetest.LeaseAll(t, []queue.Sequencer{l}, 8, 200)
 	open, _, err := store.OpenTrainingJobs(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -119,13 +72,13 @@ func TestLocalSurvivesARestart(t *testing.T) {
 	dir := t.TempDir()
 	store := openStore(t, dir)
 	ctx, cancel := context.WithCancel(context.Background())
-	l, err := NewLocal(ctx, store, time.Hour, time.Now, slog.New(slog.DiscardHandler))
+	l, err := queue.NewLocal(ctx, store, time.Hour, time.Now, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
 	}
 	done := make(chan struct{})
 	go func() { _ = l.Run(ctx); close(done) }()
-	createJobs(t, l, 2)
+	queuetest.CreateJobs(t, []queue.Sequencer{l}, "j", 2)
 	r, err := l.Submit(ctx, jobs.Command{Kind: jobs.KindLease, Entity: "acme", Worker: "w", TTL: time.Minute})
 	if err != nil || !r.Granted {
 		t.Fatalf("lease: %v %+v", err, r)
@@ -153,7 +106,7 @@ func TestLocalUndoesWhatItCouldNotStore(t *testing.T) {
 	defer store.Close()
 	flaky := &flakyStore{Store: store}
 	l := runLocal(t, flaky)
-	createJobs(t, l, 1)
+	queuetest.CreateJobs(t, []queue.Sequencer{l}, "j", 1)
 	flaky.fail.Store(true)
 	_, err := l.Submit(context.Background(), jobs.Command{Kind: jobs.KindLease, Entity: "acme", Worker: "w", TTL: time.Minute})
 	if !errors.Is(err, storage.ErrUnavailable) {
@@ -171,7 +124,7 @@ func TestLocalWakesWaitersAndRequeuesExpiredLeases(t *testing.T) {
 	defer store.Close()
 	l := runLocal(t, store)
 	wake := l.Wake()
-	createJobs(t, l, 1)
+	queuetest.CreateJobs(t, []queue.Sequencer{l}, "j", 1)
 	select {
 	case <-wake:
 	case <-time.After(5 * time.Second):
