@@ -146,4 +146,3 @@ func (l *Local) applyBatch(ctx context.Context, batch []request) {
 const storeTimeout = 30 * time.Second
 
 var _ Sequencer = (*Local)(nil)
-
