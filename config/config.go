@@ -18,6 +18,7 @@ import (
 	"github.com/weftdev/weft/internal/kafkabase"
 	"github.com/weftdev/weft/processor/batchprocessor"
 	"github.com/weftdev/weft/receiver/otlpreceiver"
+	"github.com/weftdev/weft/training"
 )
 
 // Config is the whole server configuration. Every field has a YAML key;
@@ -85,6 +86,9 @@ type Config struct {
 	Kafka kafkabase.Config `yaml:"kafka"`
 	// Automations configures webhook deliveries and the secrets key.
 	Automations Automations `yaml:"automations"`
+	// Training configures the training service: trainable base models,
+	// leases and the job queue.
+	Training training.Config `yaml:"training"`
 }
 
 // Default returns the documented defaults.
@@ -107,6 +111,7 @@ func Default() Config {
 		MigrateOnStart:  true,
 		Kafka:           kafkabase.DefaultConfig(),
 		Automations:     DefaultAutomations(),
+		Training:        training.DefaultConfig(),
 	}
 }
 
@@ -159,6 +164,9 @@ func (c Config) Validate() error {
 	errs = append(errs, c.Connections.validate()...)
 	errs = append(errs, c.Automations.validate()...)
 	if err := c.Inference.Validate(); err != nil {
+		errs = append(errs, err)
+	}
+	if err := c.Training.Validate(); err != nil {
 		errs = append(errs, err)
 	}
 	return errors.Join(errs...)

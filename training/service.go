@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -40,11 +41,17 @@ type Deps struct {
 
 // Service is the training control plane.
 type Service struct {
-	d Deps
+	d        Deps
+	stopping chan struct{}
+	stopOnce sync.Once
 }
 
 // New builds the service.
-func New(d Deps) *Service { return &Service{d: d} }
+func New(d Deps) *Service { return &Service{d: d, stopping: make(chan struct{})} }
+
+// StopWaiting ends every lease request waiting for a job (with no job),
+// now and from now on: the server is shutting down.
+func (s *Service) StopWaiting() { s.stopOnce.Do(func() { close(s.stopping) }) }
 
 // Config is the service's configuration.
 func (s *Service) Config() Config { return s.d.Config }

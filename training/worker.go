@@ -39,6 +39,8 @@ func (s *Service) Lease(ctx context.Context, p auth.Principal, worker string, wa
 		case <-wake:
 		case <-timer.C:
 			return nil, nil
+		case <-s.stopping:
+			return nil, nil
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		}
