@@ -145,12 +145,12 @@ func ArtifactName(m storage.TrainingModel, step int64) string {
 // checkpointValue is a checkpoint's artifact version value; its
 // top-level keys are what automations' ${artifact_metadata.KEY} reads.
 type checkpointValue struct {
-	ArtifactType string                   `json:"artifact_type"`
-	ModelID      string                   `json:"model_id"`
-	BaseModel    string                   `json:"base_model"`
-	Step         int64                    `json:"step"`
-	JobID        string                   `json:"job_id"`
-	Metrics      map[string]float64       `json:"metrics"`
+	ArtifactType string                    `json:"artifact_type"`
+	ModelID      string                    `json:"model_id"`
+	BaseModel    string                    `json:"base_model"`
+	Step         int64                     `json:"step"`
+	JobID        string                    `json:"job_id"`
+	Metrics      map[string]float64        `json:"metrics"`
 	Files        map[string]checkpointFile `json:"files"`
 }
 

@@ -63,9 +63,9 @@ func (s *Service) leaseAnswer(ctx context.Context, j storage.TrainingJob) (*prot
 	}
 	entity, project := SplitProject(m.ProjectID)
 	return &protocol.Lease{LeaseID: j.LeaseID, LeaseUntil: *j.LeaseUntil, LeaseSeconds: s.d.Config.LeaseTTL.Seconds(),
-		HeartbeatSeconds: s.d.Config.HeartbeatInterval().Seconds(),
-		Job:              protocol.Job{ID: j.ID, Kind: j.Kind, Attempt: j.Attempts, TargetStep: j.TargetStep, CreatedAt: j.CreatedAt},
-		Model:            protocol.Model{ID: m.ID, Entity: entity, Project: project, Name: m.Name, BaseModel: m.BaseModel},
+		HeartbeatSeconds:   s.d.Config.HeartbeatInterval().Seconds(),
+		Job:                protocol.Job{ID: j.ID, Kind: j.Kind, Attempt: j.Attempts, TargetStep: j.TargetStep, CreatedAt: j.CreatedAt},
+		Model:              protocol.Model{ID: m.ID, Entity: entity, Project: project, Name: m.Name, BaseModel: m.BaseModel},
 		PreviousCheckpoint: prev, Input: in.Body}, nil
 }
 
