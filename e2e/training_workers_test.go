@@ -1,0 +1,158 @@
+package e2e
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+)
+
+// jobEvents lists every event of a job (all pages).
+func (a *artClient) jobEvents(jobID string) []artEvent {
+	a.t.Helper()
+	var all []artEvent
+	for cursor := ""; ; {
+		var page artPage[artEvent]
+		path := "/preview/training-jobs/" + jobID + "/events?limit=100"
+		if cursor != "" {
+			path += "&after=" + cursor
+		}
+		a.call(http.MethodGet, path, nil, &page, http.StatusOK)
+		all = append(all, page.Data...)
+		if !page.HasMore {
+			return all
+		}
+		cursor = page.LastID
+	}
+}
+
+func countTypes(evs []artEvent) map[string]int {
+	n := map[string]int{}
+	for _, e := range evs {
+		n[e.Type]++
+	}
+	return n
+}
+
+// waitStatus polls the job until it has one of the statuses, failing
+// after 30s.
+func (a *artClient) waitStatus(jobID string, statuses ...string) map[string]any {
+	a.t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		var j map[string]any
+		a.call(http.MethodGet, "/preview/training-jobs/"+jobID, nil, &j, http.StatusOK)
+		for _, s := range statuses {
+			if j["status"] == s {
+				return j
+			}
+		}
+		if time.Now().After(deadline) {
+			a.t.Fatalf("job %s is %v after 30s, want one of %v", jobID, j["status"], statuses)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// waitEvents polls until the job has at least n events.
+func (a *artClient) waitEvents(jobID string, n int) {
+	a.t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for len(a.jobEvents(jobID)) < n {
+		if time.Now().After(deadline) {
+			a.t.Fatalf("job %s has fewer than %d events after 30s", jobID, n)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func (a *artClient) newJob(modelID string, groups int) string {
+	a.t.Helper()
+	var job struct{ ID string }
+	a.call(http.MethodPost, "/preview/training-jobs", map[string]any{"model_id": modelID, "trajectory_groups": trajectoryGroups(groups)},
+		&job, http.StatusOK)
+	return job.ID
+}
+
+// TestKilledWorkerJobIsRequeued: a worker killed mid-job (SIGKILL, its
+// command with it) stops heartbeating; its lease ends, the job is queued
+// again and another worker finishes it, with one terminal event.
+func TestKilledWorkerJobIsRequeued(t *testing.T) {
+	w := startTrainingWeft(t)
+	art := newART(t, w.weft.URL, w.member)
+	model := art.register("p", "agent")
+	slow := startTrainer(t, w.weft.URL, w.worker, "doomed", "--step-delay", "300ms")
+	job := art.newJob(model.ID, 20)
+	art.waitEvents(job, 3)
+	slow.kill()
+	startTrainer(t, w.weft.URL, w.worker, "rescuer", "--step-delay", "5ms")
+	art.waitStatus(job, "succeeded")
+	n := countTypes(art.jobEvents(job))
+	if n["training_started"] != 2 || n["training_ended"] != 1 || n["training_failed"] != 0 || n["gradient_step"] < 22 {
+		t.Fatalf("events of the job after the rescue: %v", n)
+	}
+	if got := art.latestStep(model.ID); got != 1 {
+		t.Fatalf("latest step = %d, want 1", got)
+	}
+}
+
+// TestCancelStopsTheCommand: cancelling a running job reaches its worker
+// at the next heartbeat; the command is stopped and the job ends
+// cancelled with a training_failed event, once. A queued job cancels at
+// once, and an ended one cannot be cancelled.
+func TestCancelStopsTheCommand(t *testing.T) {
+	w := startTrainingWeft(t)
+	art := newART(t, w.weft.URL, w.member)
+	model := art.register("p", "agent")
+	tp := startTrainer(t, w.weft.URL, w.worker, "gpu-0", "--step-delay", "300ms")
+	job := art.newJob(model.ID, 50)
+	queued := art.newJob(model.ID, 1)
+	art.waitEvents(job, 2)
+	art.call(http.MethodPost, "/preview/training-jobs/"+queued+"/cancel", nil, nil, http.StatusOK)
+	var cancelled map[string]any
+	art.call(http.MethodPost, "/preview/training-jobs/"+job+"/cancel", nil, &cancelled, http.StatusOK)
+	if cancelled["status"] != "running" {
+		t.Fatalf("a running job answered cancel with %v", cancelled)
+	}
+	start := time.Now()
+	j := art.waitStatus(job, "cancelled", "succeeded", "failed")
+	if j["status"] != "cancelled" || time.Since(start) > 10*time.Second {
+		t.Fatalf("job = %v after %s", j, time.Since(start))
+	}
+	evs := art.jobEvents(job)
+	last := evs[len(evs)-1]
+	n := countTypes(evs)
+	if last.Type != "training_failed" || !strings.Contains(string(last.Data["error_message"]), "cancelled") || n["training_failed"] != 1 || n["gradient_step"] >= 50 {
+		t.Fatalf("events end %+v (%v)", last, n)
+	}
+	art.waitStatus(queued, "cancelled")
+	art.call(http.MethodPost, "/preview/training-jobs/"+job+"/cancel", nil, nil, http.StatusConflict)
+	if !strings.Contains(tp.stderr.String(), "the job was cancelled; stopping the command") {
+		t.Fatalf("the trainer did not stop the command:\n%s", tp.stderr)
+	}
+}
+
+// TestTwoTrainersShareTheQueue: two workers lease from one queue at once;
+// every job runs once, to success, and each worker ran some.
+func TestTwoTrainersShareTheQueue(t *testing.T) {
+	w := startTrainingWeft(t)
+	art := newART(t, w.weft.URL, w.member)
+	var jobs []string
+	for i := range 6 {
+		model := art.register("p", fmt.Sprintf("agent-%d", i))
+		jobs = append(jobs, art.newJob(model.ID, 3))
+	}
+	a := startTrainer(t, w.weft.URL, w.worker, "gpu-a", "--step-delay", "100ms")
+	b := startTrainer(t, w.weft.URL, w.worker, "gpu-b", "--step-delay", "100ms")
+	for _, job := range jobs {
+		art.waitStatus(job, "succeeded")
+		if n := countTypes(art.jobEvents(job)); n["training_started"] != 1 || n["gradient_step"] != 3 || n["training_ended"] != 1 {
+			t.Fatalf("job %s events %v: it ran more than once", job, n)
+		}
+	}
+	leased := strings.Count(a.stderr.String(), "leased a job") + strings.Count(b.stderr.String(), "leased a job")
+	if leased != len(jobs) || !strings.Contains(a.stderr.String(), "leased a job") || !strings.Contains(b.stderr.String(), "leased a job") {
+		t.Fatalf("%d leases for %d jobs; logs:\n%s\n%s", leased, len(jobs), a.stderr, b.stderr)
+	}
+}
