@@ -148,12 +148,16 @@ func (m *Machine) cancel(cmd Command) Result {
 // expire ends the leases whose time is over: the job is queued again, or
 // with no attempt left (or a cancel asked for) it ends.
 func (m *Machine) expire() Changes {
-	var ch Changes
-	for _, id := range m.sortedIDs() {
-		j := m.jobs[id]
-		if j.Status != storage.JobRunning || j.LeaseUntil == nil || !m.now.After(*j.LeaseUntil) {
-			continue
+	var ended []string
+	for id, j := range m.jobs {
+		if j.Status == storage.JobRunning && j.LeaseUntil != nil && m.now.After(*j.LeaseUntil) {
+			ended = append(ended, id)
 		}
+	}
+	slices.Sort(ended) // map order must not decide the order of changes
+	var ch Changes
+	for _, id := range ended {
+		j := m.jobs[id]
 		m.touch(j.ID)
 		switch {
 		case j.CancelRequested:
