@@ -166,9 +166,7 @@ func (c Config) Validate() error {
 	if err := c.Inference.Validate(); err != nil {
 		errs = append(errs, err)
 	}
-	if err := c.Training.Validate(); err != nil {
-		errs = append(errs, err)
-	}
+	errs = append(errs, c.Training.Validate()) // nil when valid: Join drops it
 	return errors.Join(errs...)
 }
 

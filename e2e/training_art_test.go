@@ -113,14 +113,8 @@ func (a *artClient) follow(jobID string) (steps, total int) {
 	deadline := time.Now().Add(60 * time.Second)
 	for time.Now().Before(deadline) {
 		time.Sleep(100 * time.Millisecond)
-		cursor := after
-		for {
-			var page artPage[artEvent]
-			path := "/preview/training-jobs/" + jobID + "/events"
-			if cursor != "" {
-				path += "?after=" + url.QueryEscape(cursor)
-			}
-			a.call(http.MethodGet, path, nil, &page, http.StatusOK)
+		for cursor := after; ; {
+			page := a.eventsPage(jobID, cursor)
 			for _, ev := range page.Data {
 				switch ev.Type {
 				case "training_started":
@@ -130,12 +124,7 @@ func (a *artClient) follow(jobID string) (steps, total int) {
 					continue
 				case "gradient_step":
 					steps++
-					for k, v := range ev.Data {
-						var f float64
-						if err := json.Unmarshal(v, &f); err != nil {
-							a.t.Fatalf("gradient_step value %s = %s is no number", k, v)
-						}
-					}
+					a.checkNumeric(ev)
 				case "training_ended":
 					return steps, total
 				case "training_failed":
@@ -151,6 +140,30 @@ func (a *artClient) follow(jobID string) (steps, total int) {
 	}
 	a.t.Fatalf("job %s did not end in 60s (%d gradient steps seen)", jobID, steps)
 	return 0, 0
+}
+
+// eventsPage is one page of a job's events after cursor ("": the first).
+func (a *artClient) eventsPage(jobID, cursor string) artPage[artEvent] {
+	a.t.Helper()
+	var page artPage[artEvent]
+	path := "/preview/training-jobs/" + jobID + "/events"
+	if cursor != "" {
+		path += "?after=" + url.QueryEscape(cursor)
+	}
+	a.call(http.MethodGet, path, nil, &page, http.StatusOK)
+	return page
+}
+
+// checkNumeric fails unless every value is a number, as ART's float(v)
+// needs.
+func (a *artClient) checkNumeric(ev artEvent) {
+	a.t.Helper()
+	for k, v := range ev.Data {
+		var f float64
+		if err := json.Unmarshal(v, &f); err != nil {
+			a.t.Fatalf("gradient_step value %s = %s is no number", k, v)
+		}
+	}
 }
 
 // checkCheckpointChat chats with the checkpoints the way ART's rollouts
