@@ -194,20 +194,7 @@ func checkCheckpointChat(t *testing.T, w *trainingWeft, art *artClient, m artMod
 // (all pages), keep the latest and the best by metric, delete the rest.
 func (a *artClient) deleteCheckpoints(modelID, metric string) {
 	a.t.Helper()
-	var all []artCheckpoint
-	for cursor := ""; ; {
-		var page artPage[artCheckpoint]
-		path := "/preview/models/" + modelID + "/checkpoints?limit=1"
-		if cursor != "" {
-			path += "&after=" + url.QueryEscape(cursor)
-		}
-		a.call(http.MethodGet, path, nil, &page, http.StatusOK)
-		all = append(all, page.Data...)
-		if !page.HasMore {
-			break
-		}
-		cursor = page.LastID
-	}
+	all := pages[artCheckpoint](a, "/preview/models/"+modelID+"/checkpoints?limit=1")
 	if len(all) != 2 || all[0].Step != 1 || all[1].Step != 2 || all[0].Metrics[metric] != 0.59375 || all[1].Metrics["train/loss"] == 0 {
 		a.t.Fatalf("checkpoints = %+v", all)
 	}

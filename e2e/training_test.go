@@ -21,31 +21,10 @@ import (
 // trainBase is the base model every training test trains.
 const trainBase = "OpenPipe/Qwen3-14B-Instruct"
 
-var (
-	exampleOnce sync.Once
-	exampleBin  string
-	exampleErr  error
-)
+var exampleCommand = command{pkg: "../cmd/weft-example-trainer"}
 
 // exampleTrainer builds cmd/weft-example-trainer once per test run.
-func exampleTrainer(t *testing.T) string {
-	t.Helper()
-	exampleOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "weft-e2e-example")
-		if err != nil {
-			exampleErr = err
-			return
-		}
-		exampleBin = filepath.Join(dir, "weft-example-trainer")
-		if out, err := exec.Command("go", "build", "-o", exampleBin, "../cmd/weft-example-trainer").CombinedOutput(); err != nil {
-			exampleErr = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
-	if exampleErr != nil {
-		t.Fatal(exampleErr)
-	}
-	return exampleBin
-}
+func exampleTrainer(t *testing.T) string { return exampleCommand.build(t) }
 
 // trainingWeft is a running weft that trains, with a fake LoRA server
 // behind its gateway and keys for acme.

@@ -3,28 +3,36 @@ package e2e
 import (
 	"fmt"
 	"net/http"
+	"net/url"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 )
 
-// jobEvents lists every event of a job (all pages).
-func (a *artClient) jobEvents(jobID string) []artEvent {
+// pages follows a list from path (which has a query already) to its
+// last page and returns every item.
+func pages[T any](a *artClient, path string) []T {
 	a.t.Helper()
-	var all []artEvent
+	var all []T
 	for cursor := ""; ; {
-		var page artPage[artEvent]
-		path := "/preview/training-jobs/" + jobID + "/events?limit=100"
+		var page artPage[T]
+		p := path
 		if cursor != "" {
-			path += "&after=" + cursor
+			p += "&after=" + url.QueryEscape(cursor)
 		}
-		a.call(http.MethodGet, path, nil, &page, http.StatusOK)
+		a.call(http.MethodGet, p, nil, &page, http.StatusOK)
 		all = append(all, page.Data...)
 		if !page.HasMore {
 			return all
 		}
 		cursor = page.LastID
 	}
+}
+
+// jobEvents lists every event of a job.
+func (a *artClient) jobEvents(jobID string) []artEvent {
+	return pages[artEvent](a, "/preview/training-jobs/"+jobID+"/events?limit=100")
 }
 
 func countTypes(evs []artEvent) map[string]int {
@@ -35,36 +43,33 @@ func countTypes(evs []artEvent) map[string]int {
 	return n
 }
 
-// waitStatus polls the job until it has one of the statuses, failing
-// after 30s.
-func (a *artClient) waitStatus(jobID string, statuses ...string) map[string]any {
+// poll calls done every 50ms until it is true, failing after 30s.
+func (a *artClient) poll(what string, done func() bool) {
 	a.t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
-	for {
-		var j map[string]any
-		a.call(http.MethodGet, "/preview/training-jobs/"+jobID, nil, &j, http.StatusOK)
-		for _, s := range statuses {
-			if j["status"] == s {
-				return j
-			}
-		}
+	for !done() {
 		if time.Now().After(deadline) {
-			a.t.Fatalf("job %s is %v after 30s, want one of %v", jobID, j["status"], statuses)
+			a.t.Fatalf("after 30s: %s", what)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
 }
 
-// waitEvents polls until the job has at least n events.
+// waitStatus waits until the job has one of the statuses.
+func (a *artClient) waitStatus(jobID string, statuses ...string) map[string]any {
+	a.t.Helper()
+	var j map[string]any
+	a.poll("job "+jobID+" is not "+strings.Join(statuses, " or "), func() bool {
+		a.call(http.MethodGet, "/preview/training-jobs/"+jobID, nil, &j, http.StatusOK)
+		return slices.Contains(statuses, fmt.Sprint(j["status"]))
+	})
+	return j
+}
+
+// waitEvents waits until the job has at least n events.
 func (a *artClient) waitEvents(jobID string, n int) {
 	a.t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for len(a.jobEvents(jobID)) < n {
-		if time.Now().After(deadline) {
-			a.t.Fatalf("job %s has fewer than %d events after 30s", jobID, n)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	a.poll(fmt.Sprintf("job %s has fewer than %d events", jobID, n), func() bool { return len(a.jobEvents(jobID)) >= n })
 }
 
 func (a *artClient) newJob(modelID string, groups int) string {

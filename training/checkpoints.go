@@ -11,6 +11,7 @@ import (
 
 	"github.com/weftdev/weft/auth"
 	"github.com/weftdev/weft/storage"
+	"github.com/weftdev/weft/training/protocol"
 	"github.com/weftdev/weft/training/trajectory"
 )
 
@@ -145,18 +146,13 @@ func ArtifactName(m storage.TrainingModel, step int64) string {
 // checkpointValue is a checkpoint's artifact version value; its
 // top-level keys are what automations' ${artifact_metadata.KEY} reads.
 type checkpointValue struct {
-	ArtifactType string                    `json:"artifact_type"`
-	ModelID      string                    `json:"model_id"`
-	BaseModel    string                    `json:"base_model"`
-	Step         int64                     `json:"step"`
-	JobID        string                    `json:"job_id"`
-	Metrics      map[string]float64        `json:"metrics"`
-	Files        map[string]checkpointFile `json:"files"`
-}
-
-type checkpointFile struct {
-	Digest string `json:"digest"`
-	Size   int64  `json:"size"`
+	ArtifactType string                   `json:"artifact_type"`
+	ModelID      string                   `json:"model_id"`
+	BaseModel    string                   `json:"base_model"`
+	Step         int64                    `json:"step"`
+	JobID        string                   `json:"job_id"`
+	Metrics      map[string]float64       `json:"metrics"`
+	Files        map[string]protocol.File `json:"files"`
 }
 
 // readCheckpointValue reads a checkpoint's artifact version.

@@ -89,11 +89,7 @@ func (s *Service) describe(ctx context.Context, m storage.TrainingModel, c stora
 	if err != nil {
 		return nil, err
 	}
-	files := map[string]protocol.File{}
-	for name, f := range v.Files {
-		files[name] = protocol.File{Digest: f.Digest, Size: f.Size}
-	}
-	return &protocol.Checkpoint{ID: c.ID, Step: c.Step, Artifact: ArtifactName(m, c.Step), Metrics: c.Metrics, Files: files}, nil
+	return &protocol.Checkpoint{ID: c.ID, Step: c.Step, Artifact: ArtifactName(m, c.Step), Metrics: c.Metrics, Files: v.Files}, nil
 }
 
 // held submits a command under the worker's lease on its job.

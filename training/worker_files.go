@@ -135,11 +135,11 @@ func checkMetrics(m map[string]float64) error {
 }
 
 // checkFiles finds every uploaded file of a checkpoint in the project.
-func (s *Service) checkFiles(ctx context.Context, projectID string, files map[string]string) (map[string]checkpointFile, error) {
+func (s *Service) checkFiles(ctx context.Context, projectID string, files map[string]string) (map[string]protocol.File, error) {
 	if len(files) == 0 || len(files) > 1000 {
 		return nil, schema("list the checkpoint's uploaded files (1-1000) as {name: digest}", "too_short", "files")
 	}
-	out := map[string]checkpointFile{}
+	out := map[string]protocol.File{}
 	for name, digest := range files {
 		if err := checkFileName(name); err != nil {
 			return nil, err
@@ -149,13 +149,13 @@ func (s *Service) checkFiles(ctx context.Context, projectID string, files map[st
 			return nil, invalid("files."+name, "%s was not uploaded to this job's project (%v); PUT it first", digest, err)
 		}
 		_ = rc.Close()
-		out[name] = checkpointFile{Digest: info.Digest, Size: info.SizeBytes}
+		out[name] = protocol.File{Digest: info.Digest, Size: info.SizeBytes}
 	}
 	return out, nil
 }
 
 // storeCheckpoint writes the artifact version, its alias and the row.
-func (s *Service) storeCheckpoint(ctx context.Context, m storage.TrainingModel, j storage.TrainingJob, reg protocol.CheckpointRegistration, files map[string]checkpointFile) (storage.Checkpoint, error) {
+func (s *Service) storeCheckpoint(ctx context.Context, m storage.TrainingModel, j storage.TrainingJob, reg protocol.CheckpointRegistration, files map[string]protocol.File) (storage.Checkpoint, error) {
 	if reg.Metrics == nil {
 		reg.Metrics = map[string]float64{}
 	}

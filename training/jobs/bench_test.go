@@ -10,7 +10,12 @@ import (
 // the queue stays 1,000 deep, with 100 jobs running.
 func BenchmarkLeaseWith1000Queued(b *testing.B) {
 	m, pos := New(), int64(0)
-	apply := func(c Command) Result { pos++; c.ID = fmt.Sprint("c", pos); c.At = t0.Add(time.Duration(pos)); return m.Apply(pos, c) }
+	apply := func(c Command) Result {
+		pos++
+		c.ID = fmt.Sprint("c", pos)
+		c.At = t0.Add(time.Duration(pos))
+		return m.Apply(pos, c)
+	}
 	create := func() {
 		apply(Command{Kind: KindCreate, JobID: fmt.Sprint("j", pos), ProjectID: "acme/p", ModelID: "m", MaxAttempts: 1})
 	}

@@ -19,6 +19,7 @@ package jobs
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -86,20 +87,20 @@ func (m *Machine) Job(id string) (storage.TrainingJob, bool) {
 // Queued counts the queued jobs an entity's worker could lease ("*":
 // any entity's).
 func (m *Machine) Queued(entity string) int {
-	n := 0
-	for _, j := range m.jobs {
-		if j.Status == storage.JobQueued && (entity == AnyEntity || entityOf(j.ProjectID) == entity) {
-			n++
-		}
-	}
-	return n
+	return m.count(func(j *storage.TrainingJob) bool {
+		return j.Status == storage.JobQueued && (entity == AnyEntity || entityOf(j.ProjectID) == entity)
+	})
 }
 
 // Running counts the running jobs.
 func (m *Machine) Running() int {
+	return m.count(func(j *storage.TrainingJob) bool { return j.Status == storage.JobRunning })
+}
+
+func (m *Machine) count(match func(*storage.TrainingJob) bool) int {
 	n := 0
 	for _, j := range m.jobs {
-		if j.Status == storage.JobRunning {
+		if match(j) {
 			n++
 		}
 	}
@@ -229,14 +230,7 @@ func terminalEvent(status, errMsg string) NewEvent {
 	return NewEvent{Type: EventFailed, Data: data}
 }
 
-func (m *Machine) sortedIDs() []string {
-	ids := make([]string, 0, len(m.jobs))
-	for id := range m.jobs {
-		ids = append(ids, id)
-	}
-	slices.Sort(ids)
-	return ids
-}
+func (m *Machine) sortedIDs() []string { return slices.Sorted(maps.Keys(m.jobs)) }
 
 func entityOf(projectID string) string {
 	e, _, _ := strings.Cut(projectID, "/")

@@ -2,6 +2,7 @@ package jobs
 
 import (
 	"encoding/json"
+	"maps"
 	"slices"
 	"strconv"
 	"time"
@@ -68,14 +69,7 @@ func (m *Machine) oldestQueued(entity string) *storage.TrainingJob {
 	return best
 }
 
-func (m *Machine) sortedEntities() []string {
-	out := make([]string, 0, len(m.queues))
-	for e := range m.queues {
-		out = append(out, e)
-	}
-	slices.Sort(out)
-	return out
-}
+func (m *Machine) sortedEntities() []string { return slices.Sorted(maps.Keys(m.queues)) }
 
 // rebuildQueues orders the queued jobs afresh (after a restore or a
 // rollback).
