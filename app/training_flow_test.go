@@ -54,7 +54,10 @@ func TestTrainingJobFromLeaseToChat(t *testing.T) {
 	e.call(http.MethodPost, "/v1/preview/models/"+model+"/log", e.member, map[string]any{"model_id": model, "split": "val",
 		"trajectory_groups": groups(1, 0, 1, 1), "extra": true}, 200, nil)
 	var page struct {
-		Data    []struct{ Step int64; Metrics map[string]float64 }
+		Data []struct {
+			Step    int64
+			Metrics map[string]float64
+		}
 		HasMore bool `json:"has_more"`
 	}
 	e.call(http.MethodGet, "/v1/preview/models/"+model+"/checkpoints?limit=1&order=desc", e.member, nil, 200, &page)
