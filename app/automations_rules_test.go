@@ -100,7 +100,7 @@ func TestAutomationsRefuseBadInput(t *testing.T) {
 		{"unknown webhook", "/automations/create", auto(func(m map[string]any) { m["webhook_id"] = "wh_nope" }), 400, "webhook_id"},
 		{"duplicate name", "/automations/create", auto(func(m map[string]any) { m["name"] = "taken" }), 409, "taken"},
 		{"unknown field", "/automations/create", auto(func(m map[string]any) { m["trigger"] = 1 }), 422, "trigger"},
-		{"missing field", "/automations/create", auto(func(m map[string]any) { delete(m, "webhook_id") }), 400, "webhook_id"},
+		{"missing field", "/automations/create", auto(func(m map[string]any) { delete(m, "webhook_id") }), 422, "webhook_id"},
 		{"delete without confirm", "/automations/delete", map[string]any{"project_id": "acme/models", "id": "au_x"}, 400, "confirm"},
 		{"delete a missing one", "/automations/delete", map[string]any{"project_id": "acme/models", "id": "au_x", "confirm": true}, 404, "au_x"},
 		{"history of a missing one", "/automations/deliveries", map[string]any{"project_id": "acme/models", "automation_id": "au_x"}, 404, "au_x"},
@@ -118,9 +118,9 @@ func TestAutomationsRefuseBadInput(t *testing.T) {
 		{"duplicate webhook name", "/webhooks/create", map[string]any{"entity": "acme", "name": "ci", "url": rc.srv.URL}, 409, "ci"},
 		{"test a missing webhook", "/webhooks/test", map[string]any{"entity": "acme", "id": "wh_nope"}, 404, "wh_nope"},
 		{"test with an unknown variable", "/webhooks/test", map[string]any{"entity": "acme", "id": hookID, "payload": "${nope}"}, 400, "${nope}"},
-		{"missing entity", "/secrets/list", map[string]any{}, 400, "entity"},
+		{"missing entity", "/secrets/list", map[string]any{}, 422, "entity"},
 		{"empty entity", "/secrets/list", map[string]any{"entity": ""}, 400, "entity"},
-		{"body not JSON", "/webhooks/list", "nope", 400, "JSON"},
+		{"body not JSON", "/webhooks/list", "nope", 422, "JSON"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
