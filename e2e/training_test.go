@@ -92,7 +92,12 @@ type trainerProc struct {
 // and its extra flags.
 func startTrainer(t *testing.T, url, key, name string, exampleFlags ...string) *trainerProc {
 	t.Helper()
-	command := strings.Join(append([]string{exampleTrainer(t)}, exampleFlags...), " ")
+	return startTrainerCommand(t, url, key, name, strings.Join(append([]string{exampleTrainer(t)}, exampleFlags...), " "))
+}
+
+// startTrainerCommand runs weft trainer with any command.
+func startTrainerCommand(t *testing.T, url, key, name, command string) *trainerProc {
+	t.Helper()
 	cmd := exec.Command(binary(t), "trainer", "--url", url, "--key", key, "--worker", name, "--wait", "2s",
 		"--kill-grace", "1s", "--work-dir", t.TempDir(), "--command", command)
 	tp := &trainerProc{cmd: cmd, stderr: &syncBuffer{}, done: make(chan error, 1)}

@@ -161,3 +161,34 @@ func TestTwoTrainersShareTheQueue(t *testing.T) {
 		t.Fatalf("%d leases for %d jobs; logs:\n%s\n%s", leased, len(jobs), a.stderr, b.stderr)
 	}
 }
+
+// TestTrainerSurvivesACrashingCommand: a command that dies by a signal
+// fails its job with the end of its standard error, one that reports a
+// failure fails it with its message, and the trainer goes on to run the
+// next job to success.
+func TestTrainerSurvivesACrashingCommand(t *testing.T) {
+	w := startTrainingWeft(t)
+	art := newART(t, w.weft.URL, w.member)
+	model := art.register("p", "agent")
+	var crash struct{ ID string }
+	groups := trajectoryGroups(2)
+	groups[0].(map[string]any)["metadata"] = map[string]any{"note": "crash-me"}
+	art.call(http.MethodPost, "/preview/training-jobs", map[string]any{"model_id": model.ID, "trajectory_groups": groups}, &crash, http.StatusOK)
+	failing := art.newJob(model.ID, 3)
+	healthy := art.newJob(model.ID, 2)
+	example := exampleTrainer(t)
+	startTrainerCommand(t, w.weft.URL, w.worker, "gpu-0", fmt.Sprintf(
+		`if grep -q crash-me "$WEFT_TASK_FILE"; then echo boom >&2; kill -SEGV $$; fi; `+
+			`if [ "$WEFT_JOB_ID" = %q ]; then exec %s --fail-at 2; fi; exec %s`, failing, example, example))
+	for _, tc := range []struct{ job, want string }{{crash.ID, "boom"}, {failing, "failed at gradient step 2"}} {
+		j := art.waitStatus(tc.job, "failed", "succeeded")
+		if j["status"] != "failed" || !strings.Contains(fmt.Sprint(j["error_message"]), tc.want) {
+			t.Fatalf("job = %v, want failed with %q", j, tc.want)
+		}
+		evs := art.jobEvents(tc.job)
+		if last := evs[len(evs)-1]; last.Type != "training_failed" || !strings.Contains(string(last.Data["error_message"]), tc.want) {
+			t.Fatalf("last event %+v", last)
+		}
+	}
+	art.waitStatus(healthy, "succeeded")
+}
