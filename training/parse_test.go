@@ -42,7 +42,7 @@ func TestParseArtifactURI(t *testing.T) {
 
 func TestLogMetricsAverageEachSplit(t *testing.T) {
 	got := withLogMetrics(map[string]float64{"train/loss": 0.5}, map[string]storage.LogStats{
-		"val": {Groups: 2, Trajectories: 4, RewardSum: 3, MetricSums: map[string]float64{"correct": 1}, MetricCounts: map[string]int64{"correct": 2}},
+		"val":   {Groups: 2, Trajectories: 4, RewardSum: 3, MetricSums: map[string]float64{"correct": 1}, MetricCounts: map[string]int64{"correct": 2}},
 		"train": {Groups: 1},
 	})
 	want := map[string]float64{"train/loss": 0.5, "val/num_groups": 2, "val/num_trajectories": 4, "val/reward": 0.75, "val/correct": 0.5,

@@ -32,7 +32,8 @@ func trainerCmd(ctx context.Context, args []string, _, stderr io.Writer, getenv 
 	fs.SetOutput(stderr)
 	fs.Usage = func() { fmt.Fprint(stderr, trainerUsage); fs.PrintDefaults() }
 	url := fs.String("url", getenv("WEFT_URL"), "weft's address, e.g. http://127.0.0.1:6345 (env WEFT_URL)")
-	key := fs.String("key", getenv("WEFT_API_KEY"), "a worker key (env WEFT_API_KEY)")
+	// The key's default is read after parsing, so -h never prints it.
+	key := fs.String("key", "", "a worker key (env WEFT_API_KEY)")
 	command := fs.String("command", "", "the command run for each job, with sh -c")
 	worker := fs.String("worker", "", "this worker's name in the jobs' state (default the host name)")
 	workDir := fs.String("work-dir", os.TempDir(), "where each job's files are kept while it runs")
@@ -45,6 +46,9 @@ func trainerCmd(ctx context.Context, args []string, _, stderr io.Writer, getenv 
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("trainer: unexpected argument %q (quote the command: --command \"...\")", fs.Arg(0))
+	}
+	if *key == "" {
+		*key = getenv("WEFT_API_KEY")
 	}
 	var lvl slog.Level
 	if err := lvl.UnmarshalText([]byte(*level)); err != nil {
