@@ -2,6 +2,7 @@ package training
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -29,12 +30,18 @@ func (s *Service) ResolveAdapter(ctx context.Context, p auth.Principal, uri stri
 		return Adapter{}, err
 	}
 	m, err := s.d.Store.FindTrainingModel(ctx, ref.ProjectID, ref.Name)
-	if err != nil {
+	if errors.Is(err, storage.ErrNotFound) {
 		return Adapter{}, fmt.Errorf("%s names no trained model: %w", uri, storage.ErrNotFound)
 	}
-	res, err := s.d.Objects.ReadObject(ctx, storage.ObjReadReq{ProjectID: m.ProjectID, ObjectID: m.Name, Digest: ref.Alias})
 	if err != nil {
+		return Adapter{}, err
+	}
+	res, err := s.d.Objects.ReadObject(ctx, storage.ObjReadReq{ProjectID: m.ProjectID, ObjectID: m.Name, Digest: ref.Alias})
+	if errors.Is(err, storage.ErrNotFound) {
 		return Adapter{}, fmt.Errorf("%s names no checkpoint (%v): %w", uri, err, storage.ErrNotFound)
+	}
+	if err != nil {
+		return Adapter{}, err
 	}
 	v, err := s.readCheckpointValue(ctx, m, res.Obj.Digest)
 	if err != nil {

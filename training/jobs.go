@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -59,8 +60,11 @@ func (s *Service) CreateSFTJob(ctx context.Context, p auth.Principal, req SFTJob
 		return "", err
 	}
 	data, err := s.d.Objects.ReadObject(ctx, storage.ObjReadReq{ProjectID: ref.ProjectID, ObjectID: ref.Name, Digest: ref.Alias})
-	if err != nil {
+	if errors.Is(err, storage.ErrNotFound) || errors.Is(err, storage.ErrInvalidArgument) || errors.Is(err, storage.ErrFieldNotAllowed) {
 		return "", invalid("training_data_url", "%s cannot be read (%v); publish the data first", req.TrainingDataURL, err)
+	}
+	if err != nil {
+		return "", err
 	}
 	for field, raw := range map[string]json.RawMessage{"config": req.Config, "experimental_config": req.Experimental} {
 		if err := optionalObject(raw, field); err != nil {
