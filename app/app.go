@@ -55,7 +55,9 @@ type Server struct {
 	// automations holds webhook automations' service and loops.
 	automations *automationsPart
 	// gateway is the inference gateway; nil in a process without ingest.
-	gateway  *inference.Gateway
+	gateway *inference.Gateway
+	// training is the training service; nil where it is not served.
+	training *trainingPart
 	procDone chan error
 	stopProc context.CancelFunc
 }
@@ -99,6 +101,9 @@ func (s *Server) build(ctx context.Context) error {
 	if s.automations, err = buildAutomations(ctx, s.cfg, s.roles, s.store, s.metrics, s.logger); err != nil {
 		return errors.Join(err, s.write.shutdown(ctx))
 	}
+	if err := s.buildTraining(ctx); err != nil {
+		return errors.Join(err, s.write.shutdown(ctx))
+	}
 	if err := s.buildInference(ctx); err != nil {
 		return errors.Join(err, s.write.shutdown(ctx))
 	}
@@ -109,7 +114,9 @@ func (s *Server) build(ctx context.Context) error {
 	}
 	s.httpSrv = httpapi.NewServer(s.routes(), httpLimits(s.cfg.Connections),
 		slog.NewLogLogger(s.logger.Handler(), slog.LevelWarn))
+	s.httpSrv.RegisterOnShutdown(s.training.stopWaiting)
 	s.automations.start(s.logger)
+	s.training.start(s.logger)
 	return nil
 }
 
@@ -210,10 +217,10 @@ func (s *Server) shutdown() error {
 			err = errors.Join(err, fmt.Errorf("processor did not stop within shutdown_timeout: %w", ctx.Err()))
 		}
 	}
-	// Automations first: their loops read and write the store directly and
-	// stop at once when idle, so the write path's drain cannot use up
-	// their share of the deadline.
-	err = errors.Join(err, s.automations.shutdown(ctx))
+	// Automations and training first: their loops read and write the store
+	// directly and stop at once when idle, so the write path's drain
+	// cannot use up their share of the deadline.
+	err = errors.Join(err, s.automations.shutdown(ctx), s.training.shutdown(ctx))
 	err = errors.Join(err, s.write.shutdown(ctx))
 	if err = errors.Join(err, s.store.Close()); err != nil {
 		return fmt.Errorf("shutdown: %w", err)

@@ -29,6 +29,7 @@ type backend interface {
 	storage.CallsAggregator
 	storage.ProjectLister
 	storage.AutomationsBackend
+	storage.TrainingBackend
 	Close() error
 }
 

@@ -21,7 +21,7 @@ func (s *Server) buildInference(ctx context.Context) error {
 	if s.roles.Ingest {
 		getenv = os.Getenv
 	}
-	cat, err := catalog.New(s.cfg.Inference.Providers, s.cfg.Inference.Models, getenv)
+	cat, err := catalog.New(s.cfg.Inference.Providers, s.cfg.Inference.Models, getenv, catalog.WithLoRA(s.cfg.Inference.LoRA.Upstreams))
 	if err != nil {
 		return err
 	}
@@ -36,6 +36,7 @@ func (s *Server) buildInference(ctx context.Context) error {
 	s.gateway, err = inference.New(inference.Options{
 		Config: s.cfg.Inference, Catalog: cat, Keys: auth.StoreVerifier{Store: s.keys}, Recorder: rec,
 		Inflight: s.inflight, Registry: s.metrics.Registry, Logger: s.logger.With("component", "inference"),
+		Adapters: s.training.adapters(),
 	})
 	return err
 }

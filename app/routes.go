@@ -16,6 +16,7 @@ import (
 	"github.com/weftdev/weft/receiver/otlpreceiver"
 	"github.com/weftdev/weft/receiver/weavereceiver"
 	"github.com/weftdev/weft/refs"
+	trainingapi "github.com/weftdev/weft/training/api"
 )
 
 // routes registers what this process's roles serve. Call writes and OTLP
@@ -52,6 +53,7 @@ func (s *Server) routes() http.Handler {
 	if s.gateway != nil {
 		s.gateway.Register(mux, authn)
 	}
+	s.training.register(mux)
 	if s.cfg.MetricsListen == "" {
 		mux.Handle("GET /metrics", s.metrics.Handler())
 	}
@@ -63,7 +65,7 @@ func (s *Server) routes() http.Handler {
 		queryapi.NewCostsAPI(s.store, max, s.logger).Register(mux, authn)
 		s.feedback.Register(mux, authn)
 	}
-	unbudgeted := append([]string{"/file/create", "/files/create"}, inference.Paths...)
+	unbudgeted := append([]string{"/file/create", "/files/create", trainingapi.StreamedPrefix}, inference.Paths...)
 	return recoverPanics(s.logger, s.withUI(underTraces(s.inflight.Limit(mux, unbudgeted...))))
 }
 

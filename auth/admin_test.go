@@ -18,6 +18,15 @@ func TestAdminAccess(t *testing.T) {
 		{Principal{Entity: "acme", Role: RoleViewer}, "acme", Admin, false},
 		{Principal{Entity: "rival", Role: RoleAdmin}, "acme", Admin, false},
 		{Principal{Entity: "acme", Role: RoleMember}, "acme", Write, true},
+		{Principal{Entity: "acme", Role: RoleWorker}, "acme", Work, true},
+		{Principal{Entity: AllEntities, Role: RoleWorker}, "acme", Work, true},
+		{Principal{Entity: "rival", Role: RoleWorker}, "acme", Work, false},
+		{Principal{Entity: "acme", Role: RoleAdmin}, "acme", Work, true},
+		{Principal{Entity: "acme", Role: RoleMember}, "acme", Work, false},
+		{Principal{Entity: "acme", Role: RoleViewer}, "acme", Work, false},
+		{Principal{Entity: "acme", Role: RoleWorker}, "acme", Read, false},
+		{Principal{Entity: "acme", Role: RoleWorker}, "acme", Write, false},
+		{Principal{Entity: "acme", Role: RoleWorker}, "acme", Admin, false},
 	}
 	for _, tc := range tests {
 		err := tc.p.AuthorizeEntity(tc.entity, tc.need)

@@ -22,15 +22,19 @@ const (
 	RoleViewer Role = "viewer"
 	RoleMember Role = "member"
 	RoleAdmin  Role = "admin"
+	// RoleWorker runs training jobs (weft trainer) and nothing else: it
+	// may lease its entity's jobs and report on them, but not read or
+	// write any project's data.
+	RoleWorker Role = "worker"
 )
 
 // ParseRole validates a role name.
 func ParseRole(s string) (Role, error) {
 	switch r := Role(s); r {
-	case RoleViewer, RoleMember, RoleAdmin:
+	case RoleViewer, RoleMember, RoleAdmin, RoleWorker:
 		return r, nil
 	}
-	return "", fmt.Errorf("role %q is not one of admin, member, viewer", s)
+	return "", fmt.Errorf("role %q is not one of admin, member, viewer, worker", s)
 }
 
 func (r Role) rank() int {
@@ -55,6 +59,9 @@ const (
 	// Admin manages what belongs to the entity or project rather than its
 	// data: secrets, webhooks and automations.
 	Admin
+	// Work leases the entity's training jobs and reports on them: worker
+	// and admin keys have it.
+	Work
 )
 
 // AllEntities is the entity name of an instance-wide key (the key created on
@@ -83,6 +90,12 @@ func (p Principal) Authorize(projectID string, need Access) error {
 func (p Principal) AuthorizeEntity(entity string, need Access) error {
 	if p.Entity != AllEntities && p.Entity != entity {
 		return fmt.Errorf("%w: this API key is not a member of entity %q", ErrForbidden, entity)
+	}
+	switch {
+	case p.Role == RoleWorker && need != Work:
+		return fmt.Errorf("%w: a worker key may only run training jobs; use a key with role viewer, member or admin", ErrForbidden)
+	case need == Work && p.Role != RoleWorker && p.Role != RoleAdmin:
+		return fmt.Errorf("%w: role %s cannot run training jobs; use a key with role worker", ErrForbidden, p.Role)
 	}
 	if need == Write && p.Role.rank() < RoleMember.rank() {
 		return fmt.Errorf("%w: role %s cannot write; use a key with role member or admin", ErrForbidden, p.Role)

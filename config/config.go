@@ -20,6 +20,7 @@ import (
 	"github.com/weftdev/weft/processor/batchprocessor"
 	"github.com/weftdev/weft/receiver/kafkareceiver"
 	"github.com/weftdev/weft/receiver/otlpreceiver"
+	"github.com/weftdev/weft/training"
 )
 
 // Config is the whole server configuration. Every field has a YAML key;
@@ -94,6 +95,9 @@ type Config struct {
 	KafkaOTLP kafkareceiver.OTLPConfig `yaml:"kafka_otlp"`
 	// Agent configures the agent role: its upstream and disk buffer.
 	Agent forwardexporter.Config `yaml:"agent"`
+	// Training configures the training service: trainable base models,
+	// leases and the job queue.
+	Training training.Config `yaml:"training"`
 }
 
 // Default returns the documented defaults.
@@ -119,6 +123,7 @@ func Default() Config {
 		UI:              true,
 		KafkaOTLP:       kafkareceiver.DefaultOTLPConfig(),
 		Agent:           forwardexporter.DefaultConfig(),
+		Training:        training.DefaultConfig(),
 	}
 }
 
@@ -173,6 +178,7 @@ func (c Config) Validate() error {
 	if err := c.Inference.Validate(); err != nil {
 		errs = append(errs, err)
 	}
+	errs = append(errs, c.Training.Validate()) // nil when valid: Join drops it
 	return errors.Join(errs...)
 }
 

@@ -16,32 +16,38 @@ import (
 	"time"
 )
 
-var (
-	buildOnce sync.Once
-	weftBin   string
-	buildErr  error
-)
+// command is a binary of this module built once per test run.
+type command struct {
+	pkg  string // relative to e2e
+	once sync.Once
+	path string
+	err  error
+}
 
-// binary builds cmd/weft once per test run.
-func binary(t *testing.T) string {
+var weftCommand = command{pkg: "../cmd/weft"}
+
+// build returns the binary, building it on first use.
+func (c *command) build(t *testing.T) string {
 	t.Helper()
-	buildOnce.Do(func() {
+	c.once.Do(func() {
 		dir, err := os.MkdirTemp("", "weft-e2e-bin")
 		if err != nil {
-			buildErr = err
+			c.err = err
 			return
 		}
-		weftBin = filepath.Join(dir, "weft")
-		out, err := exec.Command("go", "build", "-o", weftBin, "../cmd/weft").CombinedOutput()
-		if err != nil {
-			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
+		c.path = filepath.Join(dir, filepath.Base(c.pkg))
+		if out, err := exec.Command("go", "build", "-o", c.path, c.pkg).CombinedOutput(); err != nil {
+			c.err = fmt.Errorf("go build %s: %v\n%s", c.pkg, err, out)
 		}
 	})
-	if buildErr != nil {
-		t.Fatal(buildErr)
+	if c.err != nil {
+		t.Fatal(c.err)
 	}
-	return weftBin
+	return c.path
 }
+
+// binary builds cmd/weft once per test run.
+func binary(t *testing.T) string { return weftCommand.build(t) }
 
 // process is a running weft serve.
 type process struct {

@@ -17,6 +17,8 @@ type Config struct {
 	Providers []catalog.ProviderConfig `yaml:"providers"`
 	// Models are what clients send as `model` and /v1/models lists.
 	Models []catalog.ModelConfig `yaml:"models"`
+	// LoRA names the upstreams that serve trained checkpoints' adapters.
+	LoRA LoRAConfig `yaml:"lora"`
 	// MaxConcurrentPerProject caps the requests in flight per project;
 	// beyond it clients get 429 with Retry-After. 256.
 	MaxConcurrentPerProject int `yaml:"max_concurrent_per_project"`
@@ -43,6 +45,14 @@ type Config struct {
 	TraceQueueBytes int64 `yaml:"trace_queue_bytes"`
 }
 
+// LoRAConfig is where chat requests naming a checkpoint
+// (wandb-artifact:///<entity>/<project>/<name>:<alias>) go: servers that
+// load LoRA adapters and serve each under its name, which is
+// <entity>/<project>/<name>:step<N>.
+type LoRAConfig struct {
+	Upstreams []catalog.UpstreamConfig `yaml:"upstreams"`
+}
+
 // DefaultConfig returns the documented defaults, with no providers.
 func DefaultConfig() Config {
 	return Config{
@@ -62,7 +72,21 @@ func DefaultConfig() Config {
 func (c Config) Validate() error {
 	errs := c.validateBounds()
 	errs = append(errs, catalog.Validate(c.Providers, c.Models)...)
+	for j, u := range c.LoRA.Upstreams {
+		if !c.hasProvider(u.Provider) {
+			errs = append(errs, fmt.Errorf("inference.lora.upstreams[%d].provider: %q is not a name in inference.providers", j, u.Provider))
+		}
+	}
 	return errors.Join(errs...)
+}
+
+func (c Config) hasProvider(name string) bool {
+	for _, p := range c.Providers {
+		if p.Name == name {
+			return true
+		}
+	}
+	return false
 }
 
 func (c Config) validateBounds() []error {

@@ -48,6 +48,9 @@ type Options struct {
 	Logger   *slog.Logger
 	// Transport reaches the upstreams; nil: one built from Config.
 	Transport http.RoundTripper
+	// Adapters resolves models naming trained checkpoints; nil: such
+	// models are unknown.
+	Adapters Adapters
 }
 
 // Gateway serves the inference endpoints.
@@ -61,6 +64,7 @@ type Gateway struct {
 	limits   *limiter
 	client   *upstreamClient
 	metrics  *metrics
+	adapters Adapters
 	now      func() time.Time
 }
 
@@ -75,7 +79,7 @@ func New(o Options) (*Gateway, error) {
 	}
 	return &Gateway{cfg: o.Config, catalog: o.Catalog, keys: o.Keys, recorder: o.Recorder, inflight: o.Inflight,
 		logger: o.Logger, limits: newLimiter(o.Config.MaxConcurrentPerProject, o.Config.ProjectConcurrency),
-		client: newUpstreamClient(o.Config, o.Transport), metrics: m, now: time.Now}, nil
+		client: newUpstreamClient(o.Config, o.Transport), metrics: m, adapters: o.Adapters, now: time.Now}, nil
 }
 
 // Paths whose request bodies the gateway reads itself, reserving them

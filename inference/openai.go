@@ -1,6 +1,7 @@
 package inference
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"time"
@@ -46,12 +47,12 @@ func (g *Gateway) openChat(r *http.Request) (*exchange, map[string]json.RawMessa
 		return nil, nil, e
 	}
 	ex := newExchange(opChatCompletions, r.URL.Path, project, p.UserID, g.now())
-	ex.inputs = body
+	ex.inputs, ex.principal = body, p
 	return ex, fields, nil
 }
 
 func (g *Gateway) serveChat(w http.ResponseWriter, r *http.Request, ex *exchange, fields map[string]json.RawMessage) {
-	req, model, release, e := g.admit(ex, fields)
+	req, model, release, e := g.admit(r.Context(), ex, fields)
 	if !ex.untraced {
 		w.Header().Set(callIDHeader, ex.callID)
 	}
@@ -88,18 +89,15 @@ func (g *Gateway) serveChat(w http.ResponseWriter, r *http.Request, ex *exchange
 
 // admit validates a request, finds its model and takes one of the
 // project's concurrency slots.
-func (g *Gateway) admit(ex *exchange, fields map[string]json.RawMessage) (*chatRequest, *catalog.Model, func(), *apiError) {
+func (g *Gateway) admit(ctx context.Context, ex *exchange, fields map[string]json.RawMessage) (*chatRequest, *catalog.Model, func(), *apiError) {
 	req, e := parseChatRequest(fields)
 	if e != nil {
 		return nil, nil, nil, e
 	}
 	ex.modelID, ex.stream = req.model, req.stream
-	model, ok := g.catalog.Lookup(req.model)
-	switch {
-	case !ok:
-		return nil, nil, nil, modelNotFound(req.model)
-	case model.Retired():
-		return nil, nil, nil, modelRetired(req.model)
+	model, e := g.lookup(ctx, ex.principal, req.model)
+	if e != nil {
+		return nil, nil, nil, e
 	}
 	release, limit, ok := g.limits.acquire(ex.project)
 	if !ok {

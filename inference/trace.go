@@ -6,6 +6,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/weftdev/weft/auth"
 	"github.com/weftdev/weft/inference/catalog"
 	"github.com/weftdev/weft/storage"
 )
@@ -23,6 +24,7 @@ type exchange struct {
 	opName            string
 	endpoint          string
 	project, userID   string
+	principal         auth.Principal // who asked: resolves checkpoints
 	callID, traceID   string
 	parentID          string
 	started           time.Time

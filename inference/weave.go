@@ -57,7 +57,7 @@ func (g *Gateway) weaveCompletion(w http.ResponseWriter, r *http.Request, stream
 		return
 	}
 	defer g.finish(ex)
-	req, model, release, e := g.admit(ex, fields)
+	req, model, release, e := g.admit(r.Context(), ex, fields)
 	if e != nil && e.status == http.StatusTooManyRequests {
 		ex.fail(e)
 		httpapi.WriteError(w, r, g.logger, httpapi.Errorf(e.status, e.message))
@@ -136,7 +136,7 @@ func (g *Gateway) openWeave(r *http.Request, stream bool) (*exchange, map[string
 		return nil, nil, err
 	}
 	ex := newExchange(opWeaveCompletion, r.URL.Path, req.ProjectID, p.UserID, g.now())
-	ex.inputs, ex.untraced = stored, req.TrackLLMCall != nil && !*req.TrackLLMCall
+	ex.inputs, ex.untraced, ex.principal = stored, req.TrackLLMCall != nil && !*req.TrackLLMCall, p
 	if req.TraceID != nil && *req.TraceID != "" {
 		ex.traceID = *req.TraceID
 	}

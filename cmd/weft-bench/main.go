@@ -9,6 +9,7 @@
 //	weft-bench automations --weft ./bin/weft --calls 10000 --batch 10 --pending 100000
 //	weft-bench inference --weft ./bin/weft --clients 1,64,512 --duration 5s
 //	weft-bench agent --weft ./bin/weft --calls 500000 --payload 1000
+//	weft-bench training --weft ./bin/weft --jobs 1000 --calls 100000 --batch 50
 package main
 
 import (
@@ -40,6 +41,7 @@ type options struct {
 	rate, window                        int
 	transports                          string
 	pending                             int
+	jobs                                int
 	// inference: the client counts of each load, how long each runs and
 	// how many streams to hold open; serveArgs go to the started weft.
 	inferClients string
@@ -65,6 +67,7 @@ func parse(name string, args []string) (options, error) {
 	fs.StringVar(&o.transports, "transports", "http,grpc", "otlp: which transports to measure, in order")
 	fs.IntVar(&o.window, "window", 1_000_000, "report the rate over each window of this many records; the last is what a full store sustains")
 	fs.IntVar(&o.pending, "pending", 100_000, "automations: deliveries left pending against a dead receiver while memory is watched (0 skips)")
+	fs.IntVar(&o.jobs, "jobs", 1000, "training: jobs kept queued while leases are timed")
 	fs.StringVar(&o.inferClients, "clients", "1,64,512", "inference: concurrent clients of each load, comma-separated")
 	fs.DurationVar(&o.duration, "duration", 5*time.Second, "inference: how long each load runs (direct and through weft each)")
 	fs.IntVar(&o.streams, "streams", 1000, "inference: streams held open to measure memory per stream")
@@ -80,7 +83,7 @@ func parse(name string, args []string) (options, error) {
 
 func run(ctx context.Context, args []string) error {
 	if len(args) == 0 {
-		return errors.New("usage: weft-bench calls|query|otlp|automations|inference|agent [flags]")
+		return errors.New("usage: weft-bench calls|query|otlp|automations|inference|agent|training [flags]")
 	}
 	o, err := parse(args[0], args[1:])
 	if err != nil {
@@ -89,10 +92,14 @@ func run(ctx context.Context, args []string) error {
 	if args[0] == "inference" {
 		return benchInference(ctx, o)
 	}
-	if args[0] == "automations" {
-		if o.serveArgs, err = automationsServeArgs(); err != nil {
-			return err
-		}
+	switch args[0] {
+	case "automations":
+		o.serveArgs, err = automationsServeArgs()
+	case "training":
+		o.serveArgs, err = trainingServeArgs()
+	}
+	if err != nil {
+		return err
 	}
 	target, err := connect(ctx, o)
 	if err != nil {
@@ -110,6 +117,8 @@ func run(ctx context.Context, args []string) error {
 		return benchAutomations(ctx, target, o)
 	case "agent":
 		return benchAgent(ctx, target, o)
+	case "training":
+		return benchTraining(ctx, target, o)
 	}
-	return fmt.Errorf("unknown benchmark %q (calls, query, otlp, automations, inference, agent)", args[0])
+	return fmt.Errorf("unknown benchmark %q (calls, query, otlp, automations, inference, agent, training)", args[0])
 }

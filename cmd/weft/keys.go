@@ -15,7 +15,7 @@ import (
 )
 
 const keysUsage = `usage:
-  weft keys create [SETTINGS] --entity NAME [--role admin|member|viewer] [--user ID]
+  weft keys create [SETTINGS] --entity NAME [--role admin|member|viewer|worker] [--user ID]
   weft keys list   [SETTINGS]
   weft keys revoke [SETTINGS] KEY_ID
 
@@ -43,7 +43,7 @@ func keys(ctx context.Context, args []string, stdout, stderr io.Writer, getenv f
 	fs, settings := settingsFlags("keys "+args[0], config.AdminFlags, stderr, getenv)
 	kf := keyFlags{
 		entity: fs.String("entity", "", "entity (team) the key is a member of"),
-		role:   fs.String("role", "member", "admin, member or viewer"),
+		role:   fs.String("role", "member", "admin, member, viewer or worker (runs training jobs only)"),
 		user:   fs.String("user", "", "user id the key belongs to (default: a new one)"),
 	}
 	if err := fs.Parse(args[1:]); err != nil {

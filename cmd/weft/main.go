@@ -5,6 +5,7 @@
 //	weft keys      create, list and revoke API keys
 //	weft migrate   apply storage migrations, create Kafka topics, and exit
 //	weft certs     make a self-signed TLS certificate for local development
+//	weft trainer   lease training jobs and run a command for each
 //	weft version   print the version
 //
 // main is the only place that exits the process.
@@ -30,6 +31,7 @@ commands:
   migrate   apply storage migrations and create the Kafka topics, then exit
   certs     make a self-signed TLS certificate and key for local development
             and print how to serve and trust them (see 'weft certs -h')
+  trainer   lease training jobs and run a command for each (see 'weft trainer -h')
   version   print the version
 
 serve, keys and migrate read the same settings the same way: --config FILE
@@ -65,6 +67,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 		return migrate(ctx, args[1:], stdout, stderr, getenv)
 	case "certs":
 		return certs(ctx, args[1:], stdout, stderr, getenv)
+	case "trainer":
+		return trainerCmd(ctx, args[1:], stdout, stderr, getenv)
 	case "version":
 		fmt.Fprintln(stdout, versionString())
 		return nil

@@ -60,14 +60,16 @@ func migrateDuckDB(ctx context.Context, cfg config.Config, stdout io.Writer, log
 }
 
 // ensureTopics creates the call and automation-event topics and their
-// dead-letter topics when Kafka is configured, unless
+// dead-letter topics, and the training job queue's one-partition command
+// log, when Kafka is configured, unless
 // kafka.create_topics leaves them to the operator.
 func ensureTopics(ctx context.Context, cfg config.Config, stdout io.Writer, logger *slog.Logger) error {
 	if len(cfg.Kafka.Brokers) == 0 {
 		return nil
 	}
 	events := cfg.Automations.EventsTopic
-	topics := strings.Join([]string{cfg.Kafka.Topic, cfg.Kafka.DeadLetterTopic, events, kafkaevents.DeadLetterTopic(events)}, ", ")
+	commands := cfg.Training.CommandsTopic
+	topics := strings.Join([]string{cfg.Kafka.Topic, cfg.Kafka.DeadLetterTopic, events, kafkaevents.DeadLetterTopic(events), commands}, ", ")
 	if !cfg.Kafka.CreateTopics {
 		fmt.Fprintf(stdout, "Kafka topics %s left alone (kafka.create_topics is false)\n", topics)
 		return nil
@@ -76,6 +78,9 @@ func ensureTopics(ctx context.Context, cfg config.Config, stdout io.Writer, logg
 		return fmt.Errorf("kafka topics: %w", err)
 	}
 	if err := kafkaevents.EnsureTopic(ctx, cfg.Kafka, events, logger); err != nil {
+		return fmt.Errorf("kafka topics: %w", err)
+	}
+	if err := kafkabase.EnsureTopic(ctx, cfg.Kafka, commands, 1, logger); err != nil {
 		return fmt.Errorf("kafka topics: %w", err)
 	}
 	fmt.Fprintf(stdout, "Kafka topics %s ready at %s\n", topics, strings.Join(cfg.Kafka.Brokers, ","))

@@ -39,7 +39,8 @@ func TestMigrateScaleOut(t *testing.T) {
 			got := topicPartitions(t, brokers)
 			want := map[string]int{}
 			if tc.wantTopics {
-				want = map[string]int{"weft.calls": 3, "weft.calls.dlq": 3, "weft.automation-events": 3, "weft.automation-events.dlq": 3}
+				want = map[string]int{"weft.calls": 3, "weft.calls.dlq": 3, "weft.automation-events": 3, "weft.automation-events.dlq": 3,
+					"weft.training-commands": 1}
 			}
 			if !maps.Equal(got, want) {
 				t.Fatalf("topics %v; want %v", got, want)

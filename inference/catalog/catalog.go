@@ -53,13 +53,15 @@ func (m *Model) Retired() bool { return m.Status == StatusRetired }
 type Catalog struct {
 	models map[string]*Model
 	listed []*Model
+	// lora serves checkpoints' adapters (see WithLoRA).
+	lora []Upstream
 }
 
 // New builds the catalog from validated configuration (see Validate). Provider keys are
 // read with getenv; a named variable that is unset or empty is an error,
 // so a missing secret shows at start rather than as upstream 401s. A nil
 // getenv reads no keys: for processes that only price calls.
-func New(providerConfigs []ProviderConfig, modelConfigs []ModelConfig, getenv func(string) string) (*Catalog, error) {
+func New(providerConfigs []ProviderConfig, modelConfigs []ModelConfig, getenv func(string) string, opts ...Option) (*Catalog, error) {
 	providers := make(map[string]*Provider, len(providerConfigs))
 	for i, p := range providerConfigs {
 		prov := &Provider{Name: p.Name, BaseURL: strings.TrimRight(p.BaseURL, "/"), Timeout: p.Timeout}
@@ -79,6 +81,11 @@ func New(providerConfigs []ProviderConfig, modelConfigs []ModelConfig, getenv fu
 		c.models[m.ID] = model
 		if !model.Retired() {
 			c.listed = append(c.listed, model)
+		}
+	}
+	for _, o := range opts {
+		if err := o(c, providers); err != nil {
+			return nil, err
 		}
 	}
 	return c, nil

@@ -122,3 +122,30 @@ func newCatalog(getenv func(string) string) (*Catalog, error) {
 	}
 	return New(cfg.Providers, cfg.Models, getenv)
 }
+
+func TestAdapterGoesToTheLoRAUpstreams(t *testing.T) {
+	cfg := newTestConfig()
+	getenv := func(string) string { return "k" }
+	plain, err := New(cfg.Providers, cfg.Models, getenv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := plain.Adapter("wandb-artifact:///a/p/m:step1", "a/p/m:step1", "llama"); ok {
+		t.Fatal("an adapter resolved without LoRA upstreams")
+	}
+	c, err := New(cfg.Providers, cfg.Models, getenv, WithLoRA([]UpstreamConfig{{Provider: "spare"}, {Provider: "local"}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, ok := c.Adapter("wandb-artifact:///a/p/m:step1", "a/p/m:step1", "llama")
+	if !ok || m.ID != "wandb-artifact:///a/p/m:step1" || len(m.Upstreams) != 2 || m.Upstreams[0].Provider.Name != "spare" ||
+		m.Upstreams[1].Model != "a/p/m:step1" || m.Prices.InputPerMillion != 0.2 {
+		t.Fatalf("adapter = %+v", m)
+	}
+	if m, _ := c.Adapter("x", "x", "unknown-base"); m.Prices.InputPerMillion != 0 {
+		t.Fatalf("an adapter of an unlisted base is priced: %+v", m.Prices)
+	}
+	if _, err := New(cfg.Providers, cfg.Models, getenv, WithLoRA([]UpstreamConfig{{Provider: "nope"}})); err == nil {
+		t.Fatal("a LoRA upstream of an unknown provider was accepted")
+	}
+}

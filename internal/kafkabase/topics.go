@@ -48,22 +48,44 @@ func EnsureTopics(ctx context.Context, cfg Config, logger *slog.Logger) error {
 			return fmt.Errorf("create kafka topic %s: %w", t.Topic, err)
 		}
 	}
-	return waitForTopics(ctx, client, cfg, logger)
+	return waitForTopics(ctx, client, []string{cfg.Topic, cfg.DeadLetterTopic}, cfg.Partitions, logger)
 }
 
-// waitForTopics polls metadata until every partition of both topics has a
-// leader.
-func waitForTopics(ctx context.Context, client *kafka.Client, cfg Config, logger *slog.Logger) error {
+// EnsureTopic creates one topic with its own partition count when it is
+// missing (a log that must keep one total order has one partition), and
+// waits until every partition has a leader.
+func EnsureTopic(ctx context.Context, cfg Config, name string, partitions int, logger *slog.Logger) error {
+	transport := cfg.Transport()
+	defer transport.CloseIdleConnections()
+	client := &kafka.Client{Addr: kafka.TCP(cfg.Brokers...), Timeout: cfg.RequestTimeout, Transport: transport}
+	res, err := client.CreateTopics(ctx, &kafka.CreateTopicsRequest{Topics: []kafka.TopicConfig{{
+		Topic: name, NumPartitions: partitions, ReplicationFactor: cfg.ReplicationFactor,
+		ConfigEntries: []kafka.ConfigEntry{{ConfigName: "max.message.bytes", ConfigValue: strconv.Itoa(cfg.MaxMessageBytes)}},
+	}}})
+	if err != nil {
+		return fmt.Errorf("create kafka topic %s at %v: %w", name, cfg.Brokers, err)
+	}
+	switch err := res.Errors[name]; {
+	case err == nil:
+		logger.Info("created kafka topic", "topic", name, "partitions", partitions)
+	case !errors.Is(err, kafka.TopicAlreadyExists):
+		return fmt.Errorf("create kafka topic %s: %w", name, err)
+	}
+	return waitForTopics(ctx, client, []string{name}, partitions, logger)
+}
+
+// waitForTopics polls metadata until every partition of the named topics
+// has a leader.
+func waitForTopics(ctx context.Context, client *kafka.Client, names []string, partitions int, logger *slog.Logger) error {
 	ctx, cancel := context.WithTimeout(ctx, topicMetadataWait)
 	defer cancel()
-	names := []string{cfg.Topic, cfg.DeadLetterTopic}
 	for {
 		md, err := client.Metadata(ctx, &kafka.MetadataRequest{Topics: names})
 		if err == nil {
 			if ready, parts := topicsReady(md, names); ready {
-				if parts != cfg.Partitions {
+				if parts != partitions {
 					logger.Info("kafka topic exists with another partition count; keeping it",
-						"topic", cfg.Topic, "partitions", parts, "configured", cfg.Partitions)
+						"topic", names[0], "partitions", parts, "configured", partitions)
 				}
 				return nil
 			}

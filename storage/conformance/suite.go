@@ -20,10 +20,11 @@ type Store interface {
 	storage.FeedbackStore
 	storage.CostStore
 	storage.AutomationsBackend
+	storage.TrainingBackend
 }
 
 // RunAll runs every suite of the contract (calls, threads, aggregates, objects and
-// refs, tables, files, feedback, costs, automations), each case against a fresh, empty
+// refs, tables, files, feedback, costs, automations, training), each case against a fresh, empty
 // store from newStore. It is the only entry point: a backend's test calls
 // it once, so a suite added here runs on every backend.
 func RunAll(t *testing.T, newStore func(t *testing.T) Store) {
@@ -42,6 +43,7 @@ func RunAll(t *testing.T, newStore func(t *testing.T) Store) {
 		{"Automations", func(t *testing.T) {
 			runAutomations(t, func(t *testing.T) storage.AutomationsBackend { return newStore(t) })
 		}},
+		{"Training", func(t *testing.T) { runTraining(t, func(t *testing.T) storage.TrainingBackend { return newStore(t) }) }},
 	}
 	for _, s := range suites {
 		t.Run(s.name, s.run)
