@@ -152,10 +152,6 @@ func (p *automationsPart) start(logger *slog.Logger) {
 	}
 }
 
-// idleLoopGrace is how long shutdown still waits for stopped loops once
-// its deadline has passed.
-const idleLoopGrace = 200 * time.Millisecond
-
 // shutdown stops the loops, letting attempts in flight finish within
 // ctx, then closes the events producer.
 func (p *automationsPart) shutdown(ctx context.Context) error {
@@ -164,16 +160,8 @@ func (p *automationsPart) shutdown(ctx context.Context) error {
 		p.stop()
 		done := make(chan struct{})
 		go func() { p.wg.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-ctx.Done():
-			// Idle loops return as soon as they are stopped; a deadline
-			// that other components used up should not count against them.
-			select {
-			case <-done:
-			case <-time.After(idleLoopGrace):
-				err = fmt.Errorf("automations: deliveries in flight did not finish within shutdown_timeout: %w", ctx.Err())
-			}
+		if _, ok := awaitStopped(ctx, done); !ok {
+			err = fmt.Errorf("automations: deliveries in flight did not finish within shutdown_timeout: %w", ctx.Err())
 		}
 	}
 	for _, c := range p.closers {

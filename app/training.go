@@ -98,9 +98,7 @@ func (p *trainingPart) shutdown(ctx context.Context) error {
 	}
 	p.stop()
 	var err error
-	select {
-	case <-p.done:
-	case <-ctx.Done():
+	if _, ok := awaitStopped(ctx, p.done); !ok {
 		err = fmt.Errorf("training job queue did not stop within shutdown_timeout: %w", ctx.Err())
 	}
 	if p.closer != nil {
