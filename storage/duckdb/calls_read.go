@@ -68,7 +68,7 @@ type queryer interface {
 // queryPage runs one page and yields its calls; it reports how many it
 // yielded and whether the caller should go on.
 func (s *Store) queryPage(ctx context.Context, db queryer, q storage.CallsQuery, yield func(storage.StoredCall, error) bool) (int64, bool) {
-	st, err := sqlgen.CallsSelect(sqlgen.DuckDB{}, q)
+	st, err := sqlgen.CallsSelect(sqlgen.DuckDB{}, q, s.locate(q)...)
 	if err != nil {
 		yield(storage.StoredCall{}, err)
 		return 0, false
@@ -101,7 +101,7 @@ func (s *Store) queryPage(ctx context.Context, db queryer, q storage.CallsQuery,
 
 // CountCalls implements storage.CallReader.
 func (s *Store) CountCalls(ctx context.Context, q storage.CallsQuery, limit int64) (storage.CallsStats, error) {
-	st, err := sqlgen.CallsCount(sqlgen.DuckDB{}, q, limit)
+	st, err := sqlgen.CallsCount(sqlgen.DuckDB{}, q, limit, s.locate(q)...)
 	if err != nil {
 		return storage.CallsStats{}, err
 	}
@@ -284,4 +284,24 @@ func strPtr(v sql.NullString) *string {
 	}
 	str := v.String
 	return &str
+}
+
+// locate narrows a read by call ids, or else by trace ids, to the start
+// times the locator knows for them; nothing when it cannot.
+func (s *Store) locate(q storage.CallsQuery) []sqlgen.CallsOption {
+	ids, traces := q.Filter.CallIDs, false
+	if len(ids) == 0 {
+		ids, traces = q.Filter.TraceIDs, true
+	}
+	spans, ok := s.located.startedWithin(q.ProjectID, ids, traces)
+	if !ok {
+		return nil
+	}
+	ranges := make([]sqlgen.TimeRange, len(spans))
+	for i, sp := range spans {
+		// The store keeps microseconds; a millisecond each side covers
+		// any rounding.
+		ranges[i] = sqlgen.TimeRange{From: sp.lo.Add(-time.Millisecond), To: sp.hi.Add(time.Millisecond)}
+	}
+	return []sqlgen.CallsOption{sqlgen.StartedWithin(ranges)}
 }

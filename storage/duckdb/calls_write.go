@@ -96,7 +96,7 @@ func (s *Store) WriteCallOps(ctx context.Context, ops []storage.CallOp) ([]stora
 		return nil, fmt.Errorf("commit calls: %w", err)
 	}
 	if s.ids.full() {
-		if s.ids, err = loadIDFilter(ctx, s.db); err != nil {
+		if s.ids, err = loadIDFilter(ctx, s.db, nil); err != nil {
 			return nil, fmt.Errorf("resize call id filter: %w", err)
 		}
 	}
@@ -141,6 +141,9 @@ func (s *Store) applyOps(ctx context.Context, conn *sql.Conn, ops []storage.Call
 func (s *Store) appendParts(conn *sql.Conn, ops []storage.CallOp) error {
 	var fresh, known []storage.CallOp
 	for _, op := range ops {
+		if c := &op.Part.Call; op.Part.Kind.HasStart() {
+			s.located.record(c.ProjectID, c.ID, c.TraceID, c.StartedAt)
+		}
 		if s.ids.mayContain(op.Part.Call.ProjectID, op.Part.Call.ID) {
 			known = append(known, op)
 		} else {

@@ -53,24 +53,35 @@ func (f *idFilter) add(project, id string) {
 // its false-positive rate is climbing; the store then rebuilds it larger.
 func (f *idFilter) full() bool { return f.count > f.capacity }
 
-// loadIDFilter builds a filter over every stored call key.
-func loadIDFilter(ctx context.Context, q *sql.DB) (*idFilter, error) {
+// loadIDFilter builds a filter over every stored call key and, with loc,
+// records every started call in the locator, in storage order.
+func loadIDFilter(ctx context.Context, q *sql.DB, loc *callLocator) (*idFilter, error) {
 	var n uint
 	if err := q.QueryRowContext(ctx, "SELECT count(*) FROM calls").Scan(&n); err != nil {
 		return nil, fmt.Errorf("count calls: %w", err)
 	}
 	f := newIDFilter(2 * n)
-	rows, err := q.QueryContext(ctx, "SELECT project_id, id FROM calls")
+	cols := "project_id, id, NULL, NULL, false"
+	if loc != nil {
+		cols = "project_id, id, trace_id, started_at, has_start"
+	}
+	rows, err := q.QueryContext(ctx, "SELECT "+cols+" FROM calls")
 	if err != nil {
 		return nil, fmt.Errorf("load call ids: %w", err)
 	}
 	defer rows.Close()
 	for rows.Next() {
 		var project, id string
-		if err := rows.Scan(&project, &id); err != nil {
+		var trace sql.NullString
+		var started sql.NullTime
+		var hasStart bool
+		if err := rows.Scan(&project, &id, &trace, &started, &hasStart); err != nil {
 			return nil, fmt.Errorf("load call ids: %w", err)
 		}
 		f.add(project, id)
+		if hasStart {
+			loc.record(project, id, trace.String, started.Time)
+		}
 	}
 	return f, rows.Err()
 }

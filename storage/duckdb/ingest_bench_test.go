@@ -29,27 +29,11 @@ func BenchmarkIngestOTelSpans(b *testing.B) {
 	}
 	defer s.Close()
 	batch := benchBatch()
-	words := benchWords()
-	rng := rand.New(rand.NewPCG(1, 2))
-	attrs := json.RawMessage(`{"gen_ai":{"request":{"model":"gpt-4o"},"usage":{"input_tokens":120,"output_tokens":48}},"otel_span":{"kind":"SPAN_KIND_INTERNAL"}}`)
-	summary := json.RawMessage(`{"usage":{"gpt-4o":{"input_tokens":120,"output_tokens":48,"requests":1}}}`)
+	gen := newOTelBenchGen()
 	var lastQuarter time.Duration
 	b.ResetTimer()
 	for n := range b.N {
-		ops := make([]storage.CallOp, batch)
-		now := time.Now().UTC()
-		for i := range ops {
-			in, out := sentence(rng, words, 300), sentence(rng, words, 300)
-			inputs := json.RawMessage(`{"messages":[{"role":"user","content":"` + in + `"}]}`)
-			output := json.RawMessage(`{"messages":[{"role":"assistant","content":"` + out + `"}]}`)
-			dump := json.RawMessage(`{"name":"chat gpt-4o","attributes":{"gen_ai":{"input":{"messages":"[{\"role\":\"user\",\"content\":\"` + in +
-				`\"}]"},"output":{"messages":"[{\"role\":\"assistant\",\"content\":\"` + out + `\"}]"}}}}`)
-			ended := now.Add(420 * time.Millisecond)
-			ops[i] = storage.CallOp{Part: &storage.CallPart{Kind: storage.PartComplete, Call: storage.Call{
-				ProjectID: "bench/otel", ID: fmt.Sprintf("%016x", uint64(n)<<32|uint64(i)*2654435761), TraceID: fmt.Sprintf("%032x", n*batch+i/50),
-				ParentID: "a1b2c3d4e5f60718", OpName: "chat gpt-4o", StartedAt: now, EndedAt: &ended,
-				Attributes: attrs, Inputs: inputs, Output: output, Summary: summary, OtelDump: dump}}}
-		}
+		ops := gen.batch(n, batch, time.Now().UTC())
 		begin := time.Now()
 		if _, err := s.WriteCallOps(context.Background(), ops); err != nil {
 			b.Fatal(err)
@@ -69,6 +53,47 @@ func BenchmarkIngestOTelSpans(b *testing.B) {
 	if q := b.N - b.N*3/4; lastQuarter > 0 {
 		b.ReportMetric(float64(q*batch)/lastQuarter.Seconds(), "calls/s-last-quarter")
 	}
+}
+
+// otelBenchGen makes OTel-like calls with distinct text: ~1 KB of mapped
+// payload and a ~1.5 KB raw span each, 50 calls to a trace. Batch n's
+// call ids and trace ids can be recomputed by the read benchmarks.
+type otelBenchGen struct {
+	rng            *rand.Rand
+	words          []string
+	attrs, summary json.RawMessage
+}
+
+func newOTelBenchGen() *otelBenchGen {
+	return &otelBenchGen{
+		rng: rand.New(rand.NewPCG(1, 2)), words: benchWords(),
+		attrs:   json.RawMessage(`{"gen_ai":{"request":{"model":"gpt-4o"},"usage":{"input_tokens":120,"output_tokens":48}},"otel_span":{"kind":"SPAN_KIND_INTERNAL"}}`),
+		summary: json.RawMessage(`{"usage":{"gpt-4o":{"input_tokens":120,"output_tokens":48,"requests":1}}}`),
+	}
+}
+
+// benchCallID and benchTraceID name call i of batch n and its trace.
+func benchCallID(n, i int) string {
+	return fmt.Sprintf("%016x", uint64(n)<<32|uint64(uint32(i)*2654435761)) // a bijection on 32 bits
+}
+func benchTraceID(n, i, batch int) string { return fmt.Sprintf("%032x", n*batch+i/50) }
+
+// batch makes batch n of size calls, started at now.
+func (g *otelBenchGen) batch(n, size int, now time.Time) []storage.CallOp {
+	ops := make([]storage.CallOp, size)
+	ended := now.Add(420 * time.Millisecond)
+	for i := range ops {
+		in, out := sentence(g.rng, g.words, 300), sentence(g.rng, g.words, 300)
+		inputs := json.RawMessage(`{"messages":[{"role":"user","content":"` + in + `"}]}`)
+		output := json.RawMessage(`{"messages":[{"role":"assistant","content":"` + out + `"}]}`)
+		dump := json.RawMessage(`{"name":"chat gpt-4o","attributes":{"gen_ai":{"input":{"messages":"[{\"role\":\"user\",\"content\":\"` + in +
+			`\"}]"},"output":{"messages":"[{\"role\":\"assistant\",\"content\":\"` + out + `\"}]"}}}}`)
+		ops[i] = storage.CallOp{Part: &storage.CallPart{Kind: storage.PartComplete, Call: storage.Call{
+			ProjectID: "bench/otel", ID: benchCallID(n, i), TraceID: benchTraceID(n, i, size),
+			ParentID: "a1b2c3d4e5f60718", OpName: "chat gpt-4o", StartedAt: now, EndedAt: &ended,
+			Attributes: g.attrs, Inputs: inputs, Output: output, Summary: g.summary, OtelDump: dump}}}
+	}
+	return ops
 }
 
 // benchWords is a vocabulary of 2000 made-up words, so that every call's

@@ -33,6 +33,8 @@ type Store struct {
 	// conflicting concurrent writers abort instead of waiting.
 	writeMu sync.Mutex
 	ids     *idFilter // guarded by writeMu
+	// located narrows reads by call or trace id (see locator.go).
+	located *callLocator
 	// blobDir holds file contents by digest (see migrations/0004_files.sql).
 	blobDir string
 	// ownsBlobDir: an in-memory store made a temp dir that Close removes.
@@ -82,7 +84,8 @@ func OpenWithOptions(ctx context.Context, dir string, opts Options, logger *slog
 	if err := s.migrate(ctx); err != nil {
 		return nil, errors.Join(fmt.Errorf("migrate duckdb %q: %w (close other weft processes using this data dir)", dsn, err), db.Close())
 	}
-	if s.ids, err = loadIDFilter(ctx, db); err != nil {
+	s.located = newCallLocator(locatorRun)
+	if s.ids, err = loadIDFilter(ctx, db, s.located); err != nil {
 		return nil, errors.Join(err, db.Close())
 	}
 	return s, nil

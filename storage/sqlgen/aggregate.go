@@ -35,7 +35,7 @@ func planAggregate(d Dialect, q storage.CallsAggregateQuery) (*aggregatePlan, er
 		return nil, fmt.Errorf("the range spans %d buckets; at most %d fit in one query: %w",
 			n+1, storage.MaxAggregateBuckets, storage.ErrInvalidArgument)
 	}
-	p, err := planCalls(d, q.Calls, false)
+	p, err := planCalls(d, q.Calls, false, nil)
 	if err != nil {
 		return nil, err
 	}

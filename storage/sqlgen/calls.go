@@ -22,7 +22,7 @@ type callsPlan struct {
 
 // planCalls validates q and compiles its filter, query and sort. Nothing
 // user-supplied reaches the SQL text: every value is bound.
-func planCalls(d Dialect, q storage.CallsQuery, withOrder bool) (*callsPlan, error) {
+func planCalls(d Dialect, q storage.CallsQuery, withOrder bool, opts []CallsOption) (*callsPlan, error) {
 	expr := q.Where
 	err := validateExpr(expr)
 	if err != nil {
@@ -42,6 +42,9 @@ func planCalls(d Dialect, q storage.CallsQuery, withOrder bool) (*callsPlan, err
 			return nil, err
 		}
 		p.where = append(p.where, pred)
+	}
+	for _, o := range opts {
+		o(p)
 	}
 	if withOrder {
 		if p.order, err = callOrderKeys(p.fs, q.SortBy); err != nil {
@@ -90,8 +93,8 @@ func (p *callsPlan) traceSizesCTE(src string) string {
 // CallsCount renders a count of the calls q matches, at most limit when
 // limit > 0, as one row of CountColumns. With IncludeTotalStorageSize the
 // second column sums the trace sizes of the matching root calls.
-func CallsCount(d Dialect, q storage.CallsQuery, limit int64) (Statement, error) {
-	p, err := planCalls(d, q, false)
+func CallsCount(d Dialect, q storage.CallsQuery, limit int64, opts ...CallsOption) (Statement, error) {
+	p, err := planCalls(d, q, false, opts)
 	if err != nil {
 		return Statement{}, err
 	}
@@ -113,8 +116,8 @@ func CallsCount(d Dialect, q storage.CallsQuery, limit int64) (Statement, error)
 // CallColumns in the requested order. It pages in two phases: the first
 // finds the page with only the columns the filter and sort need, the
 // second fetches the heavy JSON columns for that page alone.
-func CallsSelect(d Dialect, q storage.CallsQuery) (Statement, error) {
-	p, err := planCalls(d, q, true)
+func CallsSelect(d Dialect, q storage.CallsQuery, opts ...CallsOption) (Statement, error) {
+	p, err := planCalls(d, q, true, opts)
 	if err != nil {
 		return Statement{}, err
 	}
