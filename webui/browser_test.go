@@ -68,6 +68,7 @@ func TestBrowserJourney(t *testing.T) {
 	ingestWeave(t, w, time.Now())
 	ingestOTLP(t, w)
 	ingestDataset(t, w)
+	tf := ingestTraining(t, w)
 	p := page{t: t, ctx: browsertest.New(t, 90*time.Second), url: w.url, dir: browsertest.ArtifactsDir(t)}
 	for _, step := range []struct {
 		name string
@@ -83,6 +84,9 @@ func TestBrowserJourney(t *testing.T) {
 		{"live view shows new calls", liveView},
 		{"threads", threads},
 		{"datasets", datasets},
+		{"training jobs and a job's events", func(t *testing.T, p page, w weft) { trainingJobs(t, p, tf) }},
+		{"models and checkpoints", func(t *testing.T, p page, w weft) { modelsPage(t, p, tf) }},
+		{"automations, webhooks and deliveries", func(t *testing.T, p page, w weft) { automationsPages(t, p, w, tf) }},
 	} {
 		t.Run(step.name, func(t *testing.T) {
 			p.t = t
