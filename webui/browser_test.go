@@ -82,6 +82,7 @@ func TestBrowserJourney(t *testing.T) {
 		{"OTel call shows its raw span", otelSpan},
 		{"charts", charts},
 		{"live view shows new calls", liveView},
+		{"deep pages by cursor", pagingByCursor},
 		{"threads", threads},
 		{"datasets", datasets},
 		{"training jobs and a job's events", func(t *testing.T, p page, w weft) { trainingJobs(t, p, tf) }},
