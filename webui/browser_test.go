@@ -88,6 +88,7 @@ func TestBrowserJourney(t *testing.T) {
 		{"training jobs and a job's events", func(t *testing.T, p page, w weft) { trainingJobs(t, p, tf) }},
 		{"models and checkpoints", func(t *testing.T, p page, w weft) { modelsPage(t, p, tf) }},
 		{"automations, webhooks and deliveries", func(t *testing.T, p page, w weft) { automationsPages(t, p, w, tf) }},
+		{"accessible names and the keyboard", keyboardAndNames},
 	} {
 		t.Run(step.name, func(t *testing.T) {
 			p.t = t

@@ -81,6 +81,7 @@ func automationsPages(t *testing.T, p page, w weft, f trainingFixture) {
 	if st := p.texts("table.deliveries .badge"); len(st) != 1 || st[0] != "delivered" {
 		t.Fatalf("deliveries = %v, want one delivered", st)
 	}
+	checkNames(t, p)
 	before := f.hooks.Load()
 	p.do(chromedp.Click(chromedp.CSS("table.deliveries button")))
 	p.waitFor("document.querySelector('#status').textContent.includes('queued again')")
