@@ -93,17 +93,26 @@ func TestCallsAggregateRefusals(t *testing.T) {
 func TestProjectsList(t *testing.T) {
 	e := newEnv(t)
 	writeChartCalls(e)
+	e.ok("/obj/create", map[string]any{"obj": map[string]any{"project_id": "acme/prompts", "object_id": "system", "val": "be brief"}}, nil)
 	var out struct {
 		Projects []struct {
-			ProjectID  string `json:"project_id"`
-			CallCount  int64  `json:"call_count"`
-			LastCallAt string `json:"last_call_at"`
+			ProjectID      string  `json:"project_id"`
+			CallCount      int64   `json:"call_count"`
+			LastCallAt     *string `json:"last_call_at"`
+			ObjectCount    int64   `json:"object_count"`
+			LastActivityAt string  `json:"last_activity_at"`
 		} `json:"projects"`
 	}
 	e.ok("/projects/list", map[string]any{"entity": "acme"}, &out)
-	if len(out.Projects) != 1 || out.Projects[0].ProjectID != "acme/app" || out.Projects[0].CallCount != 3 ||
-		out.Projects[0].LastCallAt != "2025-01-01T00:02:00Z" {
-		t.Errorf("projects = %+v, want acme/app with 3 calls, last at 00:02", out.Projects)
+	if len(out.Projects) != 2 {
+		t.Fatalf("projects = %+v, want acme/prompts (objects only) and acme/app", out.Projects)
+	}
+	if p := out.Projects[0]; p.ProjectID != "acme/prompts" || p.ObjectCount != 1 || p.CallCount != 0 || p.LastCallAt != nil || p.LastActivityAt == "" {
+		t.Errorf("newest project = %+v, want acme/prompts with one object and no calls", p)
+	}
+	if p := out.Projects[1]; p.ProjectID != "acme/app" || p.CallCount != 3 || p.LastCallAt == nil ||
+		*p.LastCallAt != "2025-01-01T00:02:00Z" || p.LastActivityAt != *p.LastCallAt {
+		t.Errorf("projects[1] = %+v, want acme/app with 3 calls, last at 00:02", p)
 	}
 	for _, tc := range []struct {
 		name, key string

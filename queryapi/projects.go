@@ -11,7 +11,7 @@ import (
 )
 
 // ProjectsAPI serves /projects/list: the projects of an entity that hold
-// calls, for pickers.
+// data (calls, objects, tables or feedback), for pickers.
 type ProjectsAPI struct {
 	projects storage.ProjectLister
 	logger   *slog.Logger
@@ -29,9 +29,22 @@ func (a *ProjectsAPI) Register(mux *http.ServeMux, wrap func(http.Handler) http.
 }
 
 type projectOut struct {
-	ProjectID  string    `json:"project_id"`
-	CallCount  int64     `json:"call_count"`
-	LastCallAt wire.Time `json:"last_call_at"`
+	ProjectID      string     `json:"project_id"`
+	CallCount      int64      `json:"call_count"`
+	LastCallAt     *wire.Time `json:"last_call_at"` // null without calls
+	ObjectCount    int64      `json:"object_count"`
+	TableCount     int64      `json:"table_count"`
+	FeedbackCount  int64      `json:"feedback_count"`
+	LastActivityAt wire.Time  `json:"last_activity_at"`
+}
+
+func projectOf(f storage.ProjectSummary) projectOut {
+	out := projectOut{ProjectID: f.ProjectID, CallCount: f.CallCount, ObjectCount: f.ObjectCount, TableCount: f.TableCount,
+		FeedbackCount: f.FeedbackCount, LastActivityAt: wire.Time{Time: f.LastActivityAt}}
+	if !f.LastCallAt.IsZero() {
+		out.LastCallAt = &wire.Time{Time: f.LastCallAt}
+	}
+	return out
 }
 
 func (a *ProjectsAPI) list(r *http.Request, body []byte) (any, error) {
@@ -52,7 +65,7 @@ func (a *ProjectsAPI) list(r *http.Request, body []byte) (any, error) {
 	}
 	out := make([]projectOut, len(found))
 	for i, f := range found {
-		out[i] = projectOut{ProjectID: f.ProjectID, CallCount: f.CallCount, LastCallAt: wire.Time{Time: f.LastCallAt}}
+		out[i] = projectOf(f)
 	}
 	return map[string]any{"projects": out}, nil
 }

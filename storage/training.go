@@ -55,6 +55,20 @@ type CheckpointPage struct {
 	Limit      int
 }
 
+// MaxTrainingModels bounds how many models one listing of a project's
+// models returns.
+const MaxTrainingModels = 1000
+
+// TrainingJobPage asks for a page of a project's jobs, newest first (by
+// creation, then id): those after the job AfterID in that order (none:
+// from the newest), only of ModelID when set, at most Limit.
+type TrainingJobPage struct {
+	ProjectID string
+	ModelID   string
+	AfterID   string
+	Limit     int
+}
+
 // TrainingLogEntry is one /log call: the trajectory groups as sent and
 // the sums the split's metrics are computed from, at the model's step
 // when it was logged.
@@ -155,6 +169,9 @@ type TrainingModelStore interface {
 	GetTrainingModel(ctx context.Context, entity, id string) (TrainingModel, error)
 	// FindTrainingModel returns the project's model of that name.
 	FindTrainingModel(ctx context.Context, projectID, name string) (TrainingModel, error)
+	// ListTrainingModels returns the project's models by name, at most
+	// MaxTrainingModels.
+	ListTrainingModels(ctx context.Context, projectID string) ([]TrainingModel, error)
 	// DeleteTrainingModel removes the model, its checkpoints and its log
 	// entries, and returns the checkpoints it removed.
 	DeleteTrainingModel(ctx context.Context, m TrainingModel) ([]Checkpoint, error)
@@ -194,6 +211,10 @@ type TrainingJobStore interface {
 	// OpenTrainingJobs returns every queued and running job, and the
 	// highest Version of any job row.
 	OpenTrainingJobs(ctx context.Context) ([]TrainingJob, int64, error)
+	// ListTrainingJobs returns a page of a project's jobs and whether
+	// more follow. An AfterID that names no job of the project is
+	// ErrInvalidArgument.
+	ListTrainingJobs(ctx context.Context, p TrainingJobPage) ([]TrainingJob, bool, error)
 	// CountOpenJobs counts the model's queued and running jobs.
 	CountOpenJobs(ctx context.Context, modelID string) (int64, error)
 	// ListTrainingEvents returns up to limit events of the job with Seq

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/url"
 	"os"
 	"strconv"
 	"testing"
@@ -22,8 +23,10 @@ const traceSize = 1000
 
 // BenchmarkBrowser measures, in headless Chromium, the time from
 // navigation to a usable calls page (its first rows shown), to a page of
-// all calls half way into the project, and to an opened trace of traceSize calls (the whole tree drawn), on a project of
-// WEFT_UI_BENCH_CALLS calls (default 1,000,000). See the README.
+// all calls half way into the project (by offset, and by the cursor the
+// Older button puts in the address), and to an opened trace of traceSize
+// calls (the whole tree drawn), on a project of WEFT_UI_BENCH_CALLS calls
+// (default 1,000,000). See the README.
 func BenchmarkBrowser(b *testing.B) {
 	total := 1_000_000
 	if v, err := strconv.Atoi(os.Getenv("WEFT_UI_BENCH_CALLS")); err == nil && v >= traceSize {
@@ -39,17 +42,36 @@ func BenchmarkBrowser(b *testing.B) {
 	p := page{t: b, ctx: browsertest.New(b, 30*time.Minute), url: w.url}
 	p.open("/signin")
 	p.do(chromedp.Evaluate[chromedp.Void](fmt.Sprintf("localStorage.setItem('weft.apiKey', %q)", w.key)))
-	var callsMS, deepMS, traceMS float64
+	var callsMS, deepMS, cursorMS, traceMS float64
+	half, cursor := total/traceSize/2, midCursor(b, w, total)
+	full := "document.querySelectorAll('table.calls tbody tr').length === 50"
 	n := 0
 	for b.Loop() {
 		callsMS += p.timeTo("/acme/bench/calls", fmt.Sprintf("document.querySelectorAll('table.calls tbody tr').length === %d", min(50, total/traceSize)))
-		deepMS += p.timeTo(fmt.Sprintf("/acme/bench/calls?all=1&page=%d", total/2/50), "document.querySelectorAll('table.calls tbody tr').length === 50")
+		deepMS += p.timeTo(fmt.Sprintf("/acme/bench/calls?all=1&page=%d", total/2/50), full)
+		cursorMS += p.timeTo(fmt.Sprintf("/acme/bench/calls?all=1&page=%d&after=%s", total/2/50, url.QueryEscape(cursor)),
+			full+fmt.Sprintf(" && document.querySelector('table.calls a.op').pathname.endsWith('/r%08d-0999')", half-1))
 		traceMS += p.timeTo(fmt.Sprintf("/acme/bench/calls/r%08d-0000", total/traceSize/2), fmt.Sprintf("document.querySelectorAll('.tree-row').length === %d", traceSize))
 		n++
 	}
 	b.ReportMetric(callsMS/float64(n), "ms/calls-page")
 	b.ReportMetric(deepMS/float64(n), "ms/deep-page")
+	b.ReportMetric(cursorMS/float64(n), "ms/deep-page-cursor")
 	b.ReportMetric(traceMS/float64(n), "ms/trace-page")
+}
+
+// midCursor is the cursor of the last call of the first half of the
+// project in the default order (the root of the middle trace, which
+// starts first in it), as the Older button would put it in the address.
+func midCursor(b *testing.B, w weft, total int) string {
+	var read struct {
+		Call struct {
+			ID        string `json:"id"`
+			StartedAt string `json:"started_at"`
+		} `json:"call"`
+	}
+	decode(b, w.post(b, "/call/read", map[string]any{"project_id": "acme/bench", "id": fmt.Sprintf("r%08d-0000", total/traceSize/2)}), &read)
+	return read.Call.StartedAt + "|" + read.Call.ID
 }
 
 // timeTo opens path and returns the milliseconds from navigation start

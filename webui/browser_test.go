@@ -68,6 +68,7 @@ func TestBrowserJourney(t *testing.T) {
 	ingestWeave(t, w, time.Now())
 	ingestOTLP(t, w)
 	ingestDataset(t, w)
+	tf := ingestTraining(t, w)
 	p := page{t: t, ctx: browsertest.New(t, 90*time.Second), url: w.url, dir: browsertest.ArtifactsDir(t)}
 	for _, step := range []struct {
 		name string
@@ -81,8 +82,13 @@ func TestBrowserJourney(t *testing.T) {
 		{"OTel call shows its raw span", otelSpan},
 		{"charts", charts},
 		{"live view shows new calls", liveView},
+		{"deep pages by cursor", pagingByCursor},
 		{"threads", threads},
 		{"datasets", datasets},
+		{"training jobs and a job's events", func(t *testing.T, p page, w weft) { trainingJobs(t, p, tf) }},
+		{"models and checkpoints", func(t *testing.T, p page, w weft) { modelsPage(t, p, tf) }},
+		{"automations, webhooks and deliveries", func(t *testing.T, p page, w weft) { automationsPages(t, p, w, tf) }},
+		{"accessible names and the keyboard", keyboardAndNames},
 	} {
 		t.Run(step.name, func(t *testing.T) {
 			p.t = t
@@ -205,14 +211,22 @@ func datasets(t *testing.T, p page, w weft) {
 	p.shot("dataset")
 }
 
-func picker(t *testing.T, p page, _ weft) {
+func picker(t *testing.T, p page, w weft) {
+	w.post(t, "/obj/create", map[string]any{"obj": map[string]any{"project_id": "acme/prompts", "object_id": "system", "val": "be brief"}})
 	p.open("/")
-	p.waitFor("document.querySelectorAll('ul.projects li').length === 1")
-	if got := p.texts("ul.projects a"); len(got) != 1 || got[0] != "acme/app" {
-		t.Errorf("projects = %v, want acme/app", got)
+	p.waitFor("document.querySelectorAll('ul.projects li').length === 2")
+	if got := p.texts("ul.projects a"); len(got) != 2 || got[0] != "acme/prompts" || got[1] != "acme/app" {
+		t.Errorf("projects = %v, want acme/prompts (objects only, newest), acme/app", got)
+	}
+	hints := p.texts("ul.projects .hint")
+	if len(hints) != 2 || !strings.HasPrefix(hints[0], "1 object, last active") || !strings.HasPrefix(hints[1], "6 calls, 3 objects, 1 table, 1 feedback,") {
+		t.Errorf("what the projects hold = %q", hints)
+	}
+	if href := eval[string](p, "document.querySelector('ul.projects a').pathname"); href != "/acme/prompts/objects" {
+		t.Errorf("an objects-only project opens %s, want its objects", href)
 	}
 	p.shot("picker")
-	p.do(chromedp.Click(chromedp.CSS("ul.projects a")))
+	p.do(chromedp.Click(chromedp.CSS("ul.projects li:nth-child(2) a")))
 	p.waitFor("location.pathname === '/acme/app/calls' && " + rows + " === 4") // chat twice, index, the span
 	p.open("/acme/app/calls?op=chat")
 	p.waitFor(rows + " === 2")

@@ -1,9 +1,17 @@
 package webui
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // Pages are the UI's project pages: /{entity}/{project}/{page}[/...].
-var Pages = []string{"calls", "charts", "threads", "objects", "datasets", "automations"}
+var Pages = []string{"calls", "charts", "threads", "objects", "datasets", "automations", "training", "models"}
+
+// apiPrefixes start API paths with GET routes of three or more segments
+// (/v1/preview/models, /v1/models/{id...}, /debug/pprof/...): no entity
+// of these names has UI pages, so no page can shadow such a route.
+var apiPrefixes = []string{"v1", "v2", "debug"}
 
 // IsPage reports whether path is one of the UI's addresses: the root, the
 // sign-in page, or a project page. Everything else stays the API's, so
@@ -13,7 +21,7 @@ func IsPage(path string) bool {
 		return true
 	}
 	segs := strings.Split(strings.TrimPrefix(path, "/"), "/")
-	if len(segs) < 3 || segs[0] == "" || segs[1] == "" {
+	if len(segs) < 3 || segs[0] == "" || segs[1] == "" || slices.Contains(apiPrefixes, segs[0]) {
 		return false
 	}
 	for _, p := range Pages {

@@ -34,6 +34,13 @@ func TestIsPage(t *testing.T) {
 		{"/health", false},
 		{"/v2/acme/demo/calls/complete", false},
 		{"/metrics", false},
+		{"/acme/demo/training", true},
+		{"/acme/demo/training/0b7e-job", true},
+		{"/acme/demo/models/0b7e-model", true},
+		{"/v1/preview/models", false},
+		{"/v1/preview/models/0b7e-model", false},
+		{"/v1/models/training", false},
+		{"/debug/pprof/models", false},
 	} {
 		if got := webui.IsPage(tc.path); got != tc.want {
 			t.Errorf("IsPage(%q) = %v, want %v", tc.path, got, tc.want)
@@ -79,6 +86,9 @@ func TestHandlerRoutes(t *testing.T) {
 		{http.MethodPost, "/acme/demo/calls", http.StatusTeapot, ""},
 		{http.MethodGet, "/calls/stream_query", http.StatusTeapot, ""},
 		{http.MethodGet, "/health", http.StatusTeapot, ""},
+		{http.MethodGet, "/acme/demo/training/j1", http.StatusOK, "text/html; charset=utf-8"},
+		{http.MethodGet, "/v1/preview/models", http.StatusTeapot, ""},
+		{http.MethodGet, "/v1/preview/models/m1", http.StatusTeapot, ""},
 	} {
 		rec := httptest.NewRecorder()
 		ui.ServeHTTP(rec, httptest.NewRequest(tc.method, tc.path, nil))

@@ -22,15 +22,19 @@ import (
 )
 
 // weft is a real weft (embedded DuckDB, full pipeline) behind a test
-// HTTP server, with a member key of entity acme.
+// HTTP server, with a member, an admin and a worker key of entity acme.
+// It trains one base model and may call webhooks on loopback.
 type weft struct {
-	url, key string
+	url, key, admin, worker string
 }
 
 func startWeft(t testing.TB) weft {
 	t.Helper()
 	cfg := config.Default()
 	cfg.DataDir = t.TempDir()
+	cfg.Training.BaseModels = []string{baseModel}
+	cfg.Automations.AllowedNetworks = []string{"127.0.0.0/8"}
+	cfg.Automations.PollInterval = 50 * time.Millisecond
 	srv, err := app.New(context.Background(), cfg, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
@@ -42,14 +46,17 @@ func startWeft(t testing.TB) weft {
 			t.Error(err)
 		}
 	})
-	k, secret, err := auth.NewKey("acme", auth.RoleMember, "ada", time.Now())
-	if err != nil {
-		t.Fatal(err)
+	keyOf := func(role auth.Role) string {
+		k, secret, err := auth.NewKey("acme", role, "ada", time.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := srv.Keys().PutKey(context.Background(), k); err != nil {
+			t.Fatal(err)
+		}
+		return secret
 	}
-	if err := srv.Keys().PutKey(context.Background(), k); err != nil {
-		t.Fatal(err)
-	}
-	return weft{url: hs.URL, key: secret}
+	return weft{url: hs.URL, key: keyOf(auth.RoleMember), admin: keyOf(auth.RoleAdmin), worker: keyOf(auth.RoleWorker)}
 }
 
 // count is how many calls a project holds; reads wait for every
@@ -67,15 +74,29 @@ func (w weft) count(t testing.TB, project string) int64 {
 // returns the answer.
 func (w weft) post(t testing.TB, path string, body any) []byte {
 	t.Helper()
-	raw, err := json.Marshal(body)
+	return w.send(t, http.MethodPost, path, w.key, body)
+}
+
+// send sends a JSON body (raw bytes as they are) with key and extra
+// headers (name, value, ...), fails the test unless 200 and returns the
+// answer.
+func (w weft) send(t testing.TB, method, path, key string, body any, hdr ...string) []byte {
+	t.Helper()
+	raw, ok := body.([]byte)
+	if !ok {
+		var err error
+		if raw, err = json.Marshal(body); err != nil {
+			t.Fatal(err)
+		}
+	}
+	req, err := http.NewRequest(method, w.url+path, bytes.NewReader(raw))
 	if err != nil {
 		t.Fatal(err)
 	}
-	req, err := http.NewRequest(http.MethodPost, w.url+path, bytes.NewReader(raw))
-	if err != nil {
-		t.Fatal(err)
+	req.SetBasicAuth("api", key)
+	for i := 0; i+1 < len(hdr); i += 2 {
+		req.Header.Set(hdr[i], hdr[i+1])
 	}
-	req.SetBasicAuth("api", w.key)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
@@ -83,7 +104,7 @@ func (w weft) post(t testing.TB, path string, body any) []byte {
 	defer resp.Body.Close()
 	out, err := io.ReadAll(resp.Body)
 	if err != nil || resp.StatusCode != http.StatusOK {
-		t.Fatalf("POST %s = %d (%v): %s", path, resp.StatusCode, err, out)
+		t.Fatalf("%s %s = %d (%v): %s", method, path, resp.StatusCode, err, out)
 	}
 	return out
 }

@@ -17,6 +17,9 @@ type aggregateStore interface {
 	storage.CallWriter
 	storage.CallsAggregator
 	storage.ProjectLister
+	storage.ObjectStore
+	storage.TableStore
+	storage.FeedbackStore
 }
 
 // runAggregate runs every aggregate case against stores made by newStore.
@@ -30,6 +33,7 @@ func runAggregate(t *testing.T, newStore func(t *testing.T) aggregateStore) {
 		{"FiltersByOpAndRoots", testAggregateFilters},
 		{"RefusesBadRanges", testAggregateBadRanges},
 		{"ListsProjectsWithCalls", testListProjects},
+		{"ListsProjectsWithAnyData", testListProjectsWithData},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) { tc.run(t, newStore(t)) })
@@ -169,8 +173,9 @@ func testListProjects(t *testing.T, s aggregateStore) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []storage.ProjectSummary{{ProjectID: "e/z", CallCount: 1, LastCallAt: base.Add(20 * time.Minute)},
-		{ProjectID: "e/a", CallCount: 6, LastCallAt: base.Add(10 * time.Minute)}}
+	want := []storage.ProjectSummary{
+		{ProjectID: "e/z", CallCount: 1, LastCallAt: base.Add(20 * time.Minute), LastActivityAt: base.Add(20 * time.Minute)},
+		{ProjectID: "e/a", CallCount: 6, LastCallAt: base.Add(10 * time.Minute), LastActivityAt: base.Add(10 * time.Minute)}}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("ListProjects(e) = %+v\nwant %+v", got, want)
 	}

@@ -36,6 +36,7 @@ func runCalls(t *testing.T, newStore func(t *testing.T) callStore) {
 		{"DeleteSeesSameBatch", testDeleteSeesSameBatch},
 		{"CountWithLimit", testCountWithLimit},
 		{"FilterByOpAndTrace", testFilterByOpAndTrace},
+		{"KeysetPagingByStartAndID", testKeysetPaging},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) { tc.run(t, newStore(t)) })

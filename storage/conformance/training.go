@@ -26,6 +26,8 @@ func runTraining(t *testing.T, newStore func(t *testing.T) storage.TrainingBacke
 		{"OpenJobsAndCounts", testOpenJobs},
 		{"EventsWrittenOnceAndPaged", testEventsPaged},
 		{"JobInputsAndSnapshots", testInputsSnapshots},
+		{"ModelsListedByProject", testModelsListed},
+		{"JobsListedNewestFirst", testJobsListed},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) { tc.run(t, newStore(t)) })

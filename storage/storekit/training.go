@@ -3,6 +3,7 @@ package storekit
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/weftdev/weft/storage"
@@ -137,4 +138,15 @@ func NoCheckpoint(p storage.CheckpointPage) error {
 func NoEvent(jobID, eventID string) error {
 	return fmt.Errorf("after: %q is not the id of an event of training job %s; pass the last id of the previous page: %w",
 		eventID, jobID, storage.ErrInvalidArgument)
+}
+
+// NoJob is the error of a job page cursor naming no job of the project.
+func NoJob(p storage.TrainingJobPage) error {
+	return fmt.Errorf("after: %q is not the id of a training job of project %s; pass the last id of the previous page: %w",
+		p.AfterID, p.ProjectID, storage.ErrInvalidArgument)
+}
+
+// SortModels orders models by name, as a listing returns them.
+func SortModels(ms []storage.TrainingModel) {
+	slices.SortFunc(ms, func(a, b storage.TrainingModel) int { return strings.Compare(a.Name, b.Name) })
 }

@@ -48,6 +48,7 @@ func (a *API) Register(mux *http.ServeMux) {
 	})
 	mux.HandleFunc("GET /v1/system-check", a.systemCheck)
 	a.registerPreview(mux)
+	a.registerLists(mux)
 	a.registerWorker(mux)
 }
 

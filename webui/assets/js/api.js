@@ -17,21 +17,27 @@ function sameOrigin(path) {
   return path.startsWith('/') && !path.startsWith('//') && !path.includes('\\');
 }
 
-async function post(path, body, signal) {
+// send is the one function that sends the key: only to a same-origin
+// path, as Basic auth, never with cookies.
+async function send(method, path, body, signal) {
   if (!sameOrigin(path)) throw new Error('refusing to send the key to ' + path);
+  const headers = { Authorization: 'Basic ' + btoa('api:' + getKey()) };
+  if (body !== undefined) headers['Content-Type'] = 'application/json';
   const res = await fetch(path, {
-    method: 'POST', credentials: 'omit', cache: 'no-store', signal,
-    headers: { Authorization: 'Basic ' + btoa('api:' + getKey()), 'Content-Type': 'application/json' },
-    body: JSON.stringify(body),
+    method, credentials: 'omit', cache: 'no-store', signal, headers,
+    body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await res.text();
   if (!res.ok) throw new ApiError(res.status, reason(text) || res.statusText);
   return text;
 }
 
+const post = (path, body, signal) => send('POST', path, body, signal);
+
 function reason(text) {
   try {
     const v = JSON.parse(text);
+    if (Array.isArray(v.detail)) return v.detail.map((d) => `${(d.loc || []).join('.')}: ${d.msg}`).join('; ');
     return v.reason || v.detail || v.message || text;
   } catch {
     return text;
@@ -40,6 +46,14 @@ function reason(text) {
 
 export async function postJSON(path, body, signal) {
   return JSON.parse(await post(path, body, signal));
+}
+
+// getJSON reads a GET endpoint (the training API); query holds its
+// parameters, empty ones left out.
+export async function getJSON(path, query = {}, signal) {
+  const q = new URLSearchParams(Object.entries(query).filter(([, v]) => v !== undefined && v !== null && v !== ''));
+  const qs = q.toString();
+  return JSON.parse(await send('GET', path + (qs ? '?' + qs : ''), undefined, signal));
 }
 
 // postLines reads a JSON-lines answer (the stream_query endpoints).

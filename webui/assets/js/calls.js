@@ -2,7 +2,7 @@
 // and a live view. Its state lives in the address, so any view is a link.
 import { postLines, postJSON } from './api.js';
 import { h, setStatus, fmtMs, fmtTime, fmtCost, fmtNum } from './dom.js';
-import { callsRequest, filterOf, extraColumns, shortOp, valueAt, PAGE_SIZE } from './callsquery.js';
+import { callsRequest, filterOf, extraColumns, shortOp, valueAt, PAGE_SIZE, keyset, pageOf, cursorOf } from './callsquery.js';
 import { totals, status, latency } from './usage.js';
 import { filtersForm } from './callsform.js';
 
@@ -22,10 +22,13 @@ export async function render(main, ctx) {
   };
   const table = h('div', { class: 'table-wrap' });
   const count = h('span', { id: 'calls-count' });
-  const pager = pagerOf(p, go);
+  const rows = { first: null, last: null }; // the page's rows, for the cursor buttons
+  const pager = pagerOf(p, go, rows);
   main.replaceChildren(h('h1', {}, 'Calls'), filtersForm(p, go), h('div', { class: 'bar' }, count, pager), table);
   const load = async () => {
     const calls = await postLines('/calls/stream_query', callsRequest(ctx, p));
+    if (pageOf(p).back) calls.reverse(); // fetched nearest first
+    [rows.first, rows.last] = [calls[0], calls[calls.length - 1]];
     table.replaceChildren(callsTable(calls, p, go, base));
     pager.querySelector('[data-next]').disabled = calls.length < PAGE_SIZE;
     setStatus(`${calls.length} calls shown`);
@@ -39,12 +42,19 @@ export async function render(main, ctx) {
   return { stop: () => clearInterval(timer) };
 }
 
-function pagerOf(p, go) {
-  const page = parseInt(p.get('page') || '0', 10) || 0;
+// pagerOf moves a page back or on: by cursor from the rows shown when
+// sorted by start, else by offset. Page 1 has no cursor.
+function pagerOf(p, go, rows) {
+  const { page } = pageOf(p);
+  const cursor = keyset(p);
+  const prev = () => (page <= 1 || !cursor || !rows.first ? { page: page - 1 || '', after: '', before: '' }
+    : { page: page - 1, after: '', before: cursorOf(rows.first) });
+  const next = () => (cursor && rows.last ? { page: page + 1, after: cursorOf(rows.last), before: '' } : { page: page + 1 });
+  const [back, on] = p.get('dir') === 'asc' ? ['← Older', 'Newer →'] : ['← Newer', 'Older →'];
   return h('div', { class: 'pager' },
-    h('button', { type: 'button', disabled: page === 0, onclick: () => go({ page: page - 1 || '' }) }, '← Newer'),
+    h('button', { type: 'button', disabled: page === 0, onclick: () => go(prev()) }, back),
     h('span', {}, `Page ${page + 1}`),
-    h('button', { type: 'button', 'data-next': true, onclick: () => go({ page: page + 1 }) }, 'Older →'));
+    h('button', { type: 'button', 'data-next': true, onclick: () => go(next()) }, on));
 }
 
 function sortHeader(label, key, p, go) {
@@ -52,7 +62,7 @@ function sortHeader(label, key, p, go) {
   const dir = p.get('dir') === 'asc' ? 'asc' : 'desc';
   const next = active && dir === 'desc' ? 'asc' : 'desc';
   return h('th', { scope: 'col', 'aria-sort': active ? (dir === 'asc' ? 'ascending' : 'descending') : null },
-    h('button', { type: 'button', class: 'sort', onclick: () => go({ sort: key, dir: next, page: '' }) },
+    h('button', { type: 'button', class: 'sort', onclick: () => go({ sort: key, dir: next, page: '', after: '', before: '' }) },
       label, active ? (dir === 'asc' ? ' ▲' : ' ▼') : ''));
 }
 

@@ -36,7 +36,7 @@ export function filtersForm(p, go) {
     go({ op: inputs.op.value.trim(), q: inputs.q.value.trim(), trace: inputs.trace.value.trim(),
       thread: inputs.thread.value.trim(), cols: inputs.cols.value.trim(), status: status.value,
       from: from.value ? new Date(from.value).toISOString() : '', to: to.value ? new Date(to.value).toISOString() : '',
-      all: all.checked, live: live.checked, page: '' });
+      all: all.checked, live: live.checked, page: '', after: '', before: '' });
   });
   return form;
 }

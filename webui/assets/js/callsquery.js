@@ -65,12 +65,56 @@ export function sortField(p) {
   return SORT_FIELDS[s] || (extraColumns(p).includes(s) ? s : 'started_at');
 }
 
-export function callsRequest(where, p) {
+// keyset reports whether the address pages by cursor: sorted by start
+// (the default), the next page is the calls after the last row seen, in
+// (started_at, id) order, so a deep page costs what the first one does.
+// Other sorts page by offset.
+export function keyset(p) {
+  return sortField(p) === 'started_at';
+}
+
+// cursorOf is a row's place in the start order, for the after and
+// before parameters: its started_at, '|', its id (a timestamp has no '|').
+export const cursorOf = (call) => `${call.started_at}|${call.id}`;
+
+// cursorQuery renders "after the cursor in the start order" (before it
+// when back) as Weave operators only, with a redundant bound on
+// started_at alone that lets a store skip blocks by range.
+function cursorQuery(cursor, asc, back) {
+  const cut = cursor.indexOf('|');
+  const at = lit(cursor.slice(0, cut));
+  const id = lit(cursor.slice(cut + 1));
+  const greater = asc !== back;
+  const beyond = (f, v) => (greater ? { $gt: [field(f), v] } : { $not: [{ $gte: [field(f), v] }] });
+  const within = greater ? { $gte: [field('started_at'), at] } : { $not: [{ $gt: [field('started_at'), at] }] };
+  return { $and: [within, { $or: [beyond('started_at', at), { $and: [{ $eq: [field('started_at'), at] }, beyond('id', id)] }] }] };
+}
+
+// pageOf reads which page the address asks for: a cursor (after or
+// before a row, keyset sorts only) or an offset.
+export function pageOf(p) {
   const page = Math.max(0, parseInt(p.get('page') || '0', 10) || 0);
+  const after = p.get('after');
+  const before = p.get('before');
+  const cursor = keyset(p) && (after || before);
+  return { page, cursor: cursor && cursor.includes('|') ? cursor : '', back: !after && !!before };
+}
+
+export function callsRequest(where, p) {
+  const { page, cursor, back } = pageOf(p);
+  const asc = p.get('dir') === 'asc';
+  const req = filterOf(where, p);
+  if (cursor) {
+    const q = cursorQuery(cursor, asc, back);
+    req.query = { $expr: req.query ? { $and: [req.query.$expr, q] } : q };
+  }
+  const dir = asc !== back ? 'asc' : 'desc';
+  const sortBy = keyset(p) ? [{ field: 'started_at', direction: dir }, { field: 'id', direction: dir }]
+    : [{ field: sortField(p), direction: asc ? 'asc' : 'desc' }];
   return {
-    ...filterOf(where, p),
-    sort_by: [{ field: sortField(p), direction: p.get('dir') === 'asc' ? 'asc' : 'desc' }],
-    limit: PAGE_SIZE, offset: page * PAGE_SIZE, include_costs: true,
+    ...req,
+    sort_by: sortBy,
+    limit: PAGE_SIZE, offset: cursor ? 0 : page * PAGE_SIZE, include_costs: true,
     columns: ['id', 'trace_id', 'parent_id', 'op_name', 'display_name', 'started_at', 'ended_at', 'exception', 'summary',
       ...extraColumns(p).map((c) => c.split('.')[0]).filter((c) => ['inputs', 'output', 'attributes'].includes(c))],
   };

@@ -13,7 +13,12 @@ const pages = {
   objects: () => import('./objects.js'),
   datasets: () => import('./objects.js'),
   automations: () => import('./automations.js'),
+  training: () => import('./training.js'),
+  models: () => import('./models.js'),
 };
+
+// NAV are the project pages the header links to, in order.
+const NAV = ['calls', 'charts', 'threads', 'objects', 'datasets', 'training', 'models', 'automations'];
 
 let current = null; // the page shown, so it can stop its timers
 
@@ -73,7 +78,7 @@ async function home(main) {
 
 function renderNav(where) {
   const base = `/${encodeURIComponent(where.entity)}/${encodeURIComponent(where.project)}`;
-  const links = ['calls', 'charts', 'threads', 'objects', 'datasets', 'automations'].map((p) =>
+  const links = NAV.map((p) =>
     h('a', { href: `${base}/${p}`, 'aria-current': where.section === p ? 'page' : null }, p[0].toUpperCase() + p.slice(1)));
   document.getElementById('nav').replaceChildren(h('span', { class: 'project' }, `${where.entity}/${where.project}`), ...links);
   const list = h('datalist', { id: 'recent' }, recentProjects().map((p) => h('option', { value: p })));

@@ -44,7 +44,7 @@ export function renderSignIn(main, done) {
 }
 
 // renderPicker opens a project: the projects of the key's entity that
-// hold calls, or any project typed in (every project of an entity the key
+// hold calls, objects, tables or feedback, or any project typed in (every project of an entity the key
 // may read exists, even before its first call).
 export function renderPicker(main, me, navigate) {
   const recent = recentProjects();
@@ -73,11 +73,18 @@ async function listProjects(section, entity) {
   const title = section.firstChild;
   try {
     const { projects } = await postJSON('/projects/list', { entity });
-    const items = projects.map((p) => h('li', {}, h('a', { href: `/${p.project_id}/calls` }, p.project_id),
-      h('span', { class: 'hint' }, ` ${p.call_count.toLocaleString()} calls, last ${fmtTime(p.last_call_at)}`)));
-    section.replaceChildren(title, items.length ? h('ul', { class: 'projects' }, items) : h('p', {}, `No project of ${entity} holds calls yet.`));
+    const items = projects.map((p) => h('li', {}, h('a', { href: `/${p.project_id}/${p.call_count ? 'calls' : 'objects'}` }, p.project_id),
+      h('span', { class: 'hint' }, ` ${holds(p)}, last active ${fmtTime(p.last_activity_at)}`)));
+    section.replaceChildren(title, items.length ? h('ul', { class: 'projects' }, items) : h('p', {}, `No project of ${entity} holds data yet.`));
   } catch (err) {
     section.replaceChildren(title, h('p', { class: 'error' }, String(err.message)));
   }
   section.removeAttribute('aria-busy');
+}
+
+// holds says what a listed project holds, e.g. "3 calls, 2 objects".
+function holds(p) {
+  const parts = [[p.call_count, 'call'], [p.object_count, 'object'], [p.table_count, 'table'], [p.feedback_count, 'feedback']]
+    .filter(([n]) => n > 0).map(([n, what]) => `${n.toLocaleString()} ${what}${n === 1 || what === 'feedback' ? '' : 's'}`);
+  return parts.join(', ');
 }
