@@ -18,6 +18,23 @@ type callsPlan struct {
 	project string   // placeholder of the project id
 	where   []string // predicates over alias c, project first
 	order   []orderKey
+	// narrow is a predicate every matching call meets (StartedWithin),
+	// repeated where the page is joined back; empty: none.
+	narrow string
+}
+
+// rejoinFilter is what the second phase repeats of the filter where the
+// page is joined back to the table: the page's rows meet it, and naming
+// the few call or trace ids lets the engine fetch the heavy columns of
+// the blocks that hold them instead of every block in the time range.
+func (p *callsPlan) rejoinFilter() string {
+	preds := []string{"c.project_id = " + p.project}
+	for _, pred := range []string{inList(p.b, "c.trace_id", p.q.Filter.TraceIDs), inList(p.b, "c.id", p.q.Filter.CallIDs), p.narrow} {
+		if pred != "" {
+			preds = append(preds, pred)
+		}
+	}
+	return " WHERE " + andAll(preds)
 }
 
 // planCalls validates q and compiles its filter, query and sort. Nothing
@@ -121,6 +138,9 @@ func CallsSelect(d Dialect, q storage.CallsQuery, opts ...CallsOption) (Statemen
 	if err != nil {
 		return Statement{}, err
 	}
+	if p.narrow != "" && !q.IncludeTotalStorageSize {
+		return p.onePass(), nil
+	}
 	page := []string{d.PageKey("c") + " AS _k"}
 	for i, k := range p.order {
 		page = append(page, fmt.Sprintf("%s AS _s%d", k.sql, i))
@@ -137,9 +157,29 @@ func CallsSelect(d Dialect, q storage.CallsQuery, opts ...CallsOption) (Statemen
 		join = " LEFT JOIN _tss ON _tss.trace_id = _page._t"
 	}
 	sql := p.withClause(ctes...) + "SELECT " + sqlList(selectList(d, q)) + " FROM " +
-		d.PageJoin("_page", callsTable, "c", p.project) + join + " WHERE c.project_id = " + p.project +
-		orderBy(p.order, "_page.")
+		d.PageJoin("_page", callsTable, "c", p.project) + join + p.rejoinFilter() + orderBy(p.order, "_page.")
 	return Statement{SQL: sql, Args: p.b.args}, nil
+}
+
+// onePass selects a read narrowed to a few ids (StartedWithin) in one
+// pass: the filter names the ids, so the engine fetches the heavy columns
+// of the few rows that match, and a second pass would only rescan their
+// blocks and join them back.
+func (p *callsPlan) onePass() Statement {
+	order := make([]string, len(p.order))
+	for i, k := range p.order {
+		order[i] = k.render(k.sql)
+	}
+	if len(order) == 0 && (p.q.Limit > 0 || p.q.Offset > 0) {
+		order = []string{p.b.d.PageKey("c")}
+	}
+	orderSQL := ""
+	if len(order) > 0 {
+		orderSQL = " ORDER BY " + sqlList(order)
+	}
+	sql := p.withClause() + "SELECT " + sqlList(selectList(p.b.d, p.q)) + " FROM " + p.from() +
+		" WHERE " + andAll(p.where) + orderSQL + p.limitClause(p.q.Limit, p.q.Offset)
+	return Statement{SQL: sql, Args: p.b.args}
 }
 
 // pageOrder orders the first phase. A page cut by LIMIT or OFFSET without
