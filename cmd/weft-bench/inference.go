@@ -54,7 +54,11 @@ func benchInference(ctx context.Context, o options) error {
 	if err := benchOpenStreams(ctx, t, up, o.streams); err != nil {
 		return err
 	}
-	for _, stream := range []bool{false, true} {
+	modes, err := parseModes(o.inferModes)
+	if err != nil {
+		return err
+	}
+	for _, stream := range modes {
 		for _, n := range clients {
 			if err := compareLoads(ctx, t, up, n, stream, o.duration); err != nil {
 				return err
@@ -86,6 +90,22 @@ inference:
 		return "", nil, err
 	}
 	return path, func() { _ = os.RemoveAll(dir) }, nil
+}
+
+// parseModes reads --modes: for each load, whether it streams.
+func parseModes(s string) ([]bool, error) {
+	var out []bool
+	for _, f := range strings.Split(s, ",") {
+		switch strings.TrimSpace(f) {
+		case "plain":
+			out = append(out, false)
+		case "stream":
+			out = append(out, true)
+		default:
+			return nil, fmt.Errorf("--modes: %q is neither plain nor stream", f)
+		}
+	}
+	return out, nil
 }
 
 func parseClients(s string) ([]int, error) {
