@@ -27,7 +27,7 @@ func (ex *exchange) attributes() json.RawMessage {
 	if ex.served != nil {
 		a.Provider, a.UpstreamModel = ex.served.Provider.Name, ex.served.Model
 	}
-	b := append(make([]byte, 0, 256), `{"inference":`...)
+	b := append(make([]byte, 0, 320+64*len(a.Attempts)), `{"inference":`...)
 	return append(a.appendJSON(b), '}')
 }
 

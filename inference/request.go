@@ -83,14 +83,17 @@ func decodeObject(body []byte) (map[string]json.RawMessage, *apiError) {
 // captured. Members are written in sorted order; values unchanged.
 func (req *chatRequest) upstreamBody(model string) []byte {
 	keys := make([]string, 0, len(req.fields)+1)
-	for k := range req.fields {
+	size := len(model) + 64
+	for k, v := range req.fields {
 		keys = append(keys, k)
+		size += len(k) + len(v) + 4
 	}
 	if req.stream && req.fields["stream_options"] == nil {
 		keys = append(keys, "stream_options")
 	}
 	slices.Sort(keys)
 	var b bytes.Buffer
+	b.Grow(size)
 	b.WriteByte('{')
 	for i, k := range keys {
 		if i > 0 {
