@@ -70,7 +70,7 @@ func (g *Gateway) plainAnswer(ex *exchange, ans *answer) (int, []byte, *apiError
 	var parsed struct {
 		Usage json.RawMessage `json:"usage"`
 	}
-	if len(body) == 0 || body[0] != '{' || json.Unmarshal(body, &parsed) != nil {
+	if len(body) == 0 || body[0] != '{' || decodeJSON(body, &parsed) != nil {
 		return 0, nil, badGateway(g.cfg.RetryAfter, "The upstream of model %q answered a body that is not a JSON object", ex.modelID)
 	}
 	ex.status, ex.output, ex.firstByte = ans.status, body, g.now().Sub(ex.started)

@@ -28,20 +28,20 @@ func parseChatRequest(fields map[string]json.RawMessage) (*chatRequest, *apiErro
 	if !ok || isNull(raw) {
 		return nil, invalidRequest("model", "model: field required; name one of the models GET /v1/models lists")
 	}
-	if json.Unmarshal(raw, &req.model) != nil || req.model == "" {
+	if decodeJSON(raw, &req.model) != nil || req.model == "" {
 		return nil, invalidRequest("model", "model: must be a non-empty string")
 	}
 	if e := checkMessages(fields["messages"]); e != nil {
 		return nil, e
 	}
-	if raw, ok := fields["stream"]; ok && !isNull(raw) && json.Unmarshal(raw, &req.stream) != nil {
+	if raw, ok := fields["stream"]; ok && !isNull(raw) && decodeJSON(raw, &req.stream) != nil {
 		return nil, invalidRequest("stream", "stream: must be true or false")
 	}
 	if raw, ok := fields["stream_options"]; ok && !isNull(raw) {
 		var opts struct {
 			IncludeUsage *bool `json:"include_usage"`
 		}
-		if json.Unmarshal(raw, &opts) != nil {
+		if decodeJSON(raw, &opts) != nil {
 			return nil, invalidRequest("stream_options", "stream_options: must be an object such as {\"include_usage\": true}")
 		}
 		req.wantUsage = opts.IncludeUsage != nil && *opts.IncludeUsage
@@ -56,7 +56,7 @@ func checkMessages(raw json.RawMessage) *apiError {
 	var msgs []struct {
 		Role *string `json:"role"`
 	}
-	if json.Unmarshal(raw, &msgs) != nil || len(msgs) == 0 {
+	if decodeJSON(raw, &msgs) != nil || len(msgs) == 0 {
 		return invalidRequest("messages", "messages: must be a non-empty array of message objects")
 	}
 	for i, m := range msgs {
@@ -72,7 +72,7 @@ func isNull(raw json.RawMessage) bool { return bytes.Equal(bytes.TrimSpace(raw),
 // decodeObject reads a JSON object's members without decoding them.
 func decodeObject(body []byte) (map[string]json.RawMessage, *apiError) {
 	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(body, &fields); err != nil || fields == nil {
+	if err := decodeJSON(body, &fields); err != nil || fields == nil {
 		return nil, invalidRequest("", "the body is not a JSON object; send the chat request as JSON")
 	}
 	return fields, nil
@@ -83,14 +83,17 @@ func decodeObject(body []byte) (map[string]json.RawMessage, *apiError) {
 // captured. Members are written in sorted order; values unchanged.
 func (req *chatRequest) upstreamBody(model string) []byte {
 	keys := make([]string, 0, len(req.fields)+1)
-	for k := range req.fields {
+	size := len(model) + 64
+	for k, v := range req.fields {
 		keys = append(keys, k)
+		size += len(k) + len(v) + 4
 	}
 	if req.stream && req.fields["stream_options"] == nil {
 		keys = append(keys, "stream_options")
 	}
 	slices.Sort(keys)
 	var b bytes.Buffer
+	b.Grow(size)
 	b.WriteByte('{')
 	for i, k := range keys {
 		if i > 0 {
@@ -107,8 +110,7 @@ func (req *chatRequest) upstreamBody(model string) []byte {
 func (req *chatRequest) upstreamValue(key, model string) []byte {
 	switch {
 	case key == "model":
-		v, _ := json.Marshal(model)
-		return v
+		return appendJSONString(nil, model)
 	case key == "stream_options" && req.stream:
 		var opts map[string]json.RawMessage
 		_ = json.Unmarshal(req.fields[key], &opts) // validated, or absent or null
@@ -150,17 +152,22 @@ func (g *Gateway) readBody(r *http.Request) ([]byte, *apiError) {
 	return nil, invalidRequest("", "reading the request body: %v", err)
 }
 
-// writeJSONString writes s as a JSON string; member names are almost
-// always plain ASCII, which needs no escaping and no encoder.
+// writeJSONString writes s as a JSON string.
 func writeJSONString(b *bytes.Buffer, s string) {
+	b.Write(appendJSONString(b.AvailableBuffer(), s))
+}
+
+// appendJSONString appends s as a JSON string, as json.Marshal writes it;
+// member names and model ids are almost always plain ASCII, which needs
+// no escaping and no encoder.
+func appendJSONString(b []byte, s string) []byte {
 	for i := 0; i < len(s); i++ {
 		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
 			quoted, _ := json.Marshal(s) // a string: cannot fail
-			b.Write(quoted)
-			return
+			return append(b, quoted...)
 		}
 	}
-	b.WriteByte('"')
-	b.WriteString(s)
-	b.WriteByte('"')
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
 }

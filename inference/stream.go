@@ -16,7 +16,7 @@ import (
 // sink is where a relayed stream goes: server-sent events for /v1, JSON
 // lines for the trace API.
 type sink interface {
-	open() error                 // the 200 and its headers, sent
+	open() error                 // the 200 and its headers, sent or buffered for the first event
 	event(ev sse.Event) error    // one upstream event, as it came, buffered
 	flush() error                // sends what is buffered
 	fail(e *apiError) error      // an error after the stream began, sent
@@ -154,6 +154,9 @@ func newSSESink(w http.ResponseWriter, r *http.Request, callID string, grace tim
 	return &sseSink{streamWriter: newStreamWriter(w, r, grace), callID: callID}
 }
 
+// open buffers the 200 and its headers: the upstream's first bytes are
+// already in, so they leave with the first event, in one write instead
+// of two.
 func (s *sseSink) open() error {
 	h := s.w.Header()
 	h.Set("Content-Type", "text/event-stream")
@@ -161,7 +164,7 @@ func (s *sseSink) open() error {
 	h.Set("X-Accel-Buffering", "no")
 	h.Set(callIDHeader, s.callID)
 	s.w.WriteHeader(http.StatusOK)
-	return s.flush()
+	return nil
 }
 
 func (s *sseSink) event(ev sse.Event) error {

@@ -1,7 +1,9 @@
 package inference
 
 import (
+	"bytes"
 	"encoding/json"
+	"strconv"
 	"time"
 
 	"github.com/google/uuid"
@@ -84,54 +86,58 @@ func (ex *exchange) call(ended time.Time) storage.Call {
 
 func ptr[T any](v T) *T { return &v }
 
-// inferenceAttributes is attributes.inference of a traced call.
-type inferenceAttributes struct {
-	Endpoint        string    `json:"endpoint"`
-	Model           string    `json:"model"`
-	Stream          bool      `json:"stream"`
-	StatusCode      int       `json:"status_code"`
-	Provider        string    `json:"provider,omitempty"`
-	UpstreamModel   string    `json:"upstream_model,omitempty"`
-	Attempts        []attempt `json:"attempts,omitempty"`
-	TTFTMillis      float64   `json:"time_to_first_token_ms,omitempty"`
-	OutputTruncated bool      `json:"output_truncated,omitempty"`
-	ClientClosed    bool      `json:"client_closed,omitempty"`
-}
-
-func (ex *exchange) attributes() json.RawMessage {
-	a := inferenceAttributes{Endpoint: ex.endpoint, Model: ex.modelID, Stream: ex.stream, StatusCode: ex.status,
-		Attempts: ex.attempts, TTFTMillis: float64(ex.firstByte.Microseconds()) / 1000,
-		OutputTruncated: ex.truncatedOutput, ClientClosed: ex.clientClosedEarly}
-	if ex.served != nil {
-		a.Provider, a.UpstreamModel = ex.served.Provider.Name, ex.served.Model
-	}
-	b, _ := json.Marshal(struct {
-		Inference inferenceAttributes `json:"inference"`
-	}{a}) // plain values: cannot fail
-	return b
-}
-
 // summary holds the usage keyed by the catalog model, which is what
 // catalog prices are keyed by, with the request count and cached prompt
-// tokens in the names cost computation reads.
+// tokens in the names cost computation reads. The usage object is the
+// upstream's, already parsed as an object: its members are copied as
+// they came and the two are appended, unless it names them itself or
+// holds escapes, when it is rebuilt member by member.
 func (ex *exchange) summary() json.RawMessage {
 	if len(ex.usage) == 0 {
 		return json.RawMessage("{}")
 	}
-	entry := map[string]json.RawMessage{}
-	if json.Unmarshal(ex.usage, &entry) != nil {
-		return json.RawMessage("{}")
-	}
-	entry["requests"] = json.RawMessage("1")
 	var details struct {
 		PromptTokensDetails struct {
 			CachedTokens int64 `json:"cached_tokens"`
 		} `json:"prompt_tokens_details"`
 	}
-	if json.Unmarshal(ex.usage, &details) == nil && details.PromptTokensDetails.CachedTokens > 0 {
-		entry["cache_read_input_tokens"], _ = json.Marshal(details.PromptTokensDetails.CachedTokens)
+	if decodeJSON(ex.usage, &details) != nil {
+		return json.RawMessage("{}")
 	}
-	b, err := json.Marshal(map[string]any{"usage": map[string]any{ex.modelID: entry}})
+	cached := details.PromptTokensDetails.CachedTokens
+	usage := bytes.TrimSpace(ex.usage)
+	if len(usage) < 2 || usage[0] != '{' || bytes.IndexByte(usage, '\\') >= 0 ||
+		bytes.Contains(usage, []byte(`"requests"`)) || bytes.Contains(usage, []byte(`"cache_read_input_tokens"`)) {
+		return ex.rebuiltSummary(cached)
+	}
+	b := make([]byte, 0, len(usage)+len(ex.modelID)+80)
+	b = append(b, `{"usage":{`...)
+	b = appendJSONString(b, ex.modelID)
+	b = append(b, ':')
+	b = append(b, bytes.TrimSpace(usage[:len(usage)-1])...) // without its closing brace
+	if b[len(b)-1] != '{' {
+		b = append(b, ',')
+	}
+	b = append(b, `"requests":1`...)
+	if cached > 0 {
+		b = strconv.AppendInt(append(b, `,"cache_read_input_tokens":`...), cached, 10)
+	}
+	return append(b, "}}}"...)
+}
+
+// rebuiltSummary is summary for a usage object that names requests or
+// cache_read_input_tokens itself (the gateway's values win) or holds
+// escapes (whose names may spell either).
+func (ex *exchange) rebuiltSummary(cached int64) json.RawMessage {
+	entry := map[string]json.RawMessage{}
+	if decodeJSON(ex.usage, &entry) != nil {
+		return json.RawMessage("{}")
+	}
+	entry["requests"] = json.RawMessage("1")
+	if cached > 0 {
+		entry["cache_read_input_tokens"] = strconv.AppendInt(nil, cached, 10)
+	}
+	b, err := encodeJSON(map[string]any{"usage": map[string]any{ex.modelID: entry}})
 	if err != nil {
 		return json.RawMessage("{}")
 	}

@@ -54,7 +54,11 @@ func benchInference(ctx context.Context, o options) error {
 	if err := benchOpenStreams(ctx, t, up, o.streams); err != nil {
 		return err
 	}
-	for _, stream := range []bool{false, true} {
+	modes, err := parseModes(o.inferModes)
+	if err != nil {
+		return err
+	}
+	for _, stream := range modes {
 		for _, n := range clients {
 			if err := compareLoads(ctx, t, up, n, stream, o.duration); err != nil {
 				return err
@@ -86,6 +90,22 @@ inference:
 		return "", nil, err
 	}
 	return path, func() { _ = os.RemoveAll(dir) }, nil
+}
+
+// parseModes reads --modes: for each load, whether it streams.
+func parseModes(s string) ([]bool, error) {
+	var out []bool
+	for _, f := range strings.Split(s, ",") {
+		switch strings.TrimSpace(f) {
+		case "plain":
+			out = append(out, false)
+		case "stream":
+			out = append(out, true)
+		default:
+			return nil, fmt.Errorf("--modes: %q is neither plain nor stream", f)
+		}
+	}
+	return out, nil
 }
 
 func parseClients(s string) ([]int, error) {
@@ -127,19 +147,54 @@ func compareLoads(ctx context.Context, t *target, up *upstreamtest.Server, clien
 		return fmt.Errorf("%d clients: %w", clients, err)
 	}
 	var alone [2]loadResult
+	var cpu [2]time.Duration
 	for i, ep := range []endpoint{direct, gateway} {
-		r, err := runLoad(ctx, client, []endpoint{ep}, clients, stream, d)
+		r, used, err := measureAlone(ctx, t, client, ep, clients, stream, d)
 		if err != nil {
 			return fmt.Errorf("%s alone, %d clients: %w", ep.name, clients, err)
 		}
-		alone[i] = r[0]
+		alone[i], cpu[i] = r, used
 	}
 	mode := "plain"
 	if stream {
 		mode = "stream"
 	}
 	printComparison(mode, clients, both[0], both[1], alone)
+	printCPU(mode, clients, alone, cpu)
 	return nil
+}
+
+// measureAlone runs one endpoint alone and reads the CPU weft used from
+// the measured phase's start until a moment after it, so the traced calls
+// it queued are written too. With the upstream alone, it is weft's idle
+// cost over the same time.
+func measureAlone(ctx context.Context, t *target, client *http.Client, ep endpoint, clients int, stream bool, d time.Duration) (loadResult, time.Duration, error) {
+	pool := newTextPool(1000, 100)
+	if _, err := drivePhase(ctx, client, []endpoint{ep}, clients, stream, min(d/5, time.Second), pool); err != nil {
+		return loadResult{}, 0, err
+	}
+	before := t.cpu()
+	r, err := drivePhase(ctx, client, []endpoint{ep}, clients, stream, d, pool)
+	if err != nil {
+		return loadResult{}, 0, err
+	}
+	time.Sleep(cpuSettle)
+	return r[0], t.cpu() - before, nil
+}
+
+// cpuSettle is how long after a load weft's CPU is still counted: the
+// trace queue drains and the store writes what it was handed.
+const cpuSettle = time.Second
+
+// printCPU reports weft's CPU per gateway request: what sets the added
+// latency once clients queue for the cores.
+func printCPU(mode string, clients int, alone [2]loadResult, cpu [2]time.Duration) {
+	if cpu[1] == 0 {
+		return
+	}
+	n := len(alone[1].total)
+	fmt.Printf("  %-6s %4d clients weft CPU %.2fs for %d gateway requests: %.0f µs/request (while the upstream ran alone: %.2fs)\n",
+		mode, clients, cpu[1].Seconds(), n, float64(cpu[1].Microseconds())/float64(n), cpu[0].Seconds())
 }
 
 func printComparison(mode string, clients int, direct, gateway loadResult, alone [2]loadResult) {

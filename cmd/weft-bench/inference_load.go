@@ -145,6 +145,9 @@ func post(ctx context.Context, client *http.Client, ep endpoint, body []byte) (*
 // upstream sends a chunk a second) and reports weft's resident memory
 // per thousand of them.
 func benchOpenStreams(ctx context.Context, t *target, up *upstreamtest.Server, n int) error {
+	if n == 0 {
+		return nil
+	}
 	_, gateway := endpoints(t, up)
 	gateway.model = "bench-hold"
 	before, err := residentKiB(t)

@@ -45,6 +45,7 @@ type options struct {
 	// inference: the client counts of each load, how long each runs and
 	// how many streams to hold open; serveArgs go to the started weft.
 	inferClients string
+	inferModes   string
 	duration     time.Duration
 	streams      int
 	serveArgs    []string
@@ -69,8 +70,9 @@ func parse(name string, args []string) (options, error) {
 	fs.IntVar(&o.pending, "pending", 100_000, "automations: deliveries left pending against a dead receiver while memory is watched (0 skips)")
 	fs.IntVar(&o.jobs, "jobs", 1000, "training: jobs kept queued while leases are timed")
 	fs.StringVar(&o.inferClients, "clients", "1,64,512", "inference: concurrent clients of each load, comma-separated")
+	fs.StringVar(&o.inferModes, "modes", "plain,stream", "inference: which loads to run: unstreamed (plain), streamed (stream) or both")
 	fs.DurationVar(&o.duration, "duration", 5*time.Second, "inference: how long each load runs (direct and through weft each)")
-	fs.IntVar(&o.streams, "streams", 1000, "inference: streams held open to measure memory per stream")
+	fs.IntVar(&o.streams, "streams", 1000, "inference: streams held open to measure memory per stream (0 skips)")
 	fs.StringVar(&o.visibleURL, "visible-url", "", "calls: after loading, wait until this (query role) URL serves every call and report the end-to-end lag")
 	if err := fs.Parse(args); err != nil {
 		return o, err

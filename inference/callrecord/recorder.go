@@ -30,12 +30,18 @@ type Config struct {
 	Workers  int   // batches in flight at once
 	Retries  int   // attempts after an overloaded or unavailable answer
 	Backoff  time.Duration
+	// Linger is how long a batch that is not full waits for more calls.
+	// Each batch costs the pipeline a log write and a store transaction
+	// whatever its size, and nobody waits for a trace, so a short wait
+	// buys most of a request's tracing cost back. Zero sends at once.
+	Linger time.Duration
 }
 
 // DefaultConfig holds the queue bounds given and the drain settings the
 // gateway uses.
 func DefaultConfig(maxCalls int, maxBytes int64) Config {
-	return Config{MaxCalls: maxCalls, MaxBytes: maxBytes, MaxBatch: 500, Workers: 2, Retries: 3, Backoff: 100 * time.Millisecond}
+	return Config{MaxCalls: maxCalls, MaxBytes: maxBytes, MaxBatch: 500, Workers: 2, Retries: 3,
+		Backoff: 100 * time.Millisecond, Linger: 100 * time.Millisecond}
 }
 
 // Loss reasons, the values of the reason label.
@@ -64,6 +70,9 @@ type Recorder struct {
 	closed bool
 	ch     chan item
 	bytes  atomic.Int64
+	// filling is held by the worker gathering the next batch, so batches
+	// fill one at a time while others are being submitted.
+	filling sync.Mutex
 
 	workers sync.WaitGroup
 	abort   context.CancelFunc
@@ -139,22 +148,62 @@ func (r *Recorder) Shutdown(ctx context.Context) error {
 
 func (r *Recorder) drain() {
 	defer r.workers.Done()
-	for it := range r.ch {
-		batch := []item{it}
-	fill:
-		for len(batch) < r.cfg.MaxBatch {
-			select {
-			case more, ok := <-r.ch:
-				if !ok {
-					break fill
-				}
-				batch = append(batch, more)
-			default:
-				break fill
-			}
+	for {
+		batch, open := r.gather()
+		if len(batch) > 0 {
+			r.dequeued(batch)
+			r.submit(batch)
 		}
-		r.dequeued(batch)
-		r.submit(batch)
+		if !open {
+			return
+		}
+	}
+}
+
+// gather waits for a call, then takes more until the batch is full, the
+// queue is empty (without Linger) or Linger has passed since the first.
+// open is false once the queue is closed.
+func (r *Recorder) gather() (batch []item, open bool) {
+	r.filling.Lock()
+	defer r.filling.Unlock()
+	it, ok := <-r.ch
+	if !ok {
+		return nil, false
+	}
+	batch = append(make([]item, 0, min(r.cfg.MaxBatch, 64)), it)
+	var linger <-chan time.Time
+	if r.cfg.Linger > 0 {
+		t := time.NewTimer(r.cfg.Linger)
+		defer t.Stop()
+		linger = t.C
+	}
+	for len(batch) < r.cfg.MaxBatch {
+		more, got, open := r.take(linger)
+		if !got {
+			return batch, open
+		}
+		batch = append(batch, more)
+	}
+	return batch, true
+}
+
+// take takes a queued call, waiting for one until linger fires (not at
+// all when linger is nil). got is false when there was none; open is
+// false once the queue is closed.
+func (r *Recorder) take(linger <-chan time.Time) (it item, got, open bool) {
+	select {
+	case it, open = <-r.ch:
+		return it, open, open
+	default:
+	}
+	if linger == nil {
+		return item{}, false, true
+	}
+	select {
+	case it, open = <-r.ch:
+		return it, open, open
+	case <-linger:
+		return item{}, false, true
 	}
 }
 

@@ -233,3 +233,35 @@ func TestShutdownDeadlineCountsWhatIsLeft(t *testing.T) {
 		t.Fatalf("lost at shutdown = %v, want the 5 queued and the late one", got)
 	}
 }
+
+// TestLingerGathersCallsIntoOneBatch: calls recorded one by one share a
+// batch while it lingers, and a lone call is still delivered once the
+// linger ends, without waiting for shutdown.
+func TestLingerGathersCallsIntoOneBatch(t *testing.T) {
+	tests := []struct {
+		name        string
+		linger      time.Duration
+		wantBatches func(int) bool
+	}{
+		{"lingering", time.Second, func(n int) bool { return n == 1 }},
+		{"sending at once", 0, func(n int) bool { return n > 1 }},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s := &sink{}
+			cfg := Config{MaxCalls: 100, MaxBytes: 1 << 20, MaxBatch: 100, Workers: 2, Linger: tc.linger}
+			r, _, _ := newRecorder(t, s, cfg)
+			defer func() { _ = r.Shutdown(context.Background()) }()
+			for i := range 10 {
+				r.Record(call(fmt.Sprint(i), 10))
+				time.Sleep(5 * time.Millisecond)
+			}
+			waitFor(t, "10 calls", func() bool { return s.count() == 10 })
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			if !tc.wantBatches(s.batches) {
+				t.Errorf("10 calls 5 ms apart went in %d batches", s.batches)
+			}
+		})
+	}
+}

@@ -12,6 +12,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+
+	jsonv1 "github.com/go-json-experiment/json/v1"
 )
 
 // Chunk is the part of a chat.completion.chunk the gateway reads.
@@ -58,13 +60,16 @@ type ToolCallDelta struct {
 // ErrNotChunk means a data payload is not a JSON object.
 var ErrNotChunk = errors.New("stream payload is not a JSON object")
 
-// Parse reads one data payload.
+// Parse reads one data payload. Every event of every stream passes here,
+// so it decodes with encoding/json/v2's implementation under v1's
+// semantics (case-insensitive names, last duplicate wins, invalid UTF-8
+// replaced): the same result at less than half encoding/json's cost.
 func Parse(data []byte) (*Chunk, error) {
 	if t := bytes.TrimSpace(data); len(t) == 0 || t[0] != '{' {
 		return nil, ErrNotChunk
 	}
 	var c Chunk
-	if err := json.Unmarshal(data, &c); err != nil {
+	if err := jsonv1.Unmarshal(data, &c); err != nil {
 		return nil, err
 	}
 	return &c, nil
