@@ -124,10 +124,19 @@ func TestOtelDumpIsStoredCompressedAndReadBack(t *testing.T) {
 	ctx := context.Background()
 	dump := json.RawMessage(`{"name":"chat","attributes":{"gen_ai.prompt":"` + strings.Repeat("lorem ipsum ", 200) + `"}}`)
 	now := time.Now().UTC()
-	part := storage.CallPart{Kind: storage.PartComplete, Call: storage.Call{ProjectID: "e/p", ID: "s1", TraceID: "t", OpName: "chat",
-		StartedAt: now, EndedAt: &now, OtelDump: dump, Attributes: json.RawMessage(`{}`), Inputs: json.RawMessage(`{}`)}}
-	if _, err := s.WriteCallOps(ctx, []storage.CallOp{{Part: &part}}); err != nil {
-		t.Fatal(err)
+	// Text that compresses poorly is kept as it came: base64 would make
+	// it a third larger.
+	var noise strings.Builder
+	for i := range 400 {
+		fmt.Fprintf(&noise, "%x", uint32(i)*2654435761)
+	}
+	poor := json.RawMessage(`{"name":"chat","attributes":{"blob":"` + noise.String() + `"}}`)
+	for id, d := range map[string]json.RawMessage{"s1": dump, "poor": poor} {
+		part := storage.CallPart{Kind: storage.PartComplete, Call: storage.Call{ProjectID: "e/p", ID: id, TraceID: "t", OpName: "chat",
+			StartedAt: now, EndedAt: &now, OtelDump: d, Attributes: json.RawMessage(`{}`), Inputs: json.RawMessage(`{}`)}}
+		if _, err := s.WriteCallOps(ctx, []storage.CallOp{{Part: &part}}); err != nil {
+			t.Fatal(err)
+		}
 	}
 	// Dumps as stores written by earlier versions hold them read too:
 	// plain text, and zstd-compressed.
@@ -142,12 +151,18 @@ func TestOtelDumpIsStoredCompressedAndReadBack(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	var stored string
+	var stored, storedPoor string
 	if err := s.db.QueryRowContext(ctx, `SELECT otel_dump FROM calls WHERE id = 's1'`).Scan(&stored); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.HasPrefix(stored, s2Prefix) || len(stored) >= len(dump)/2 {
 		t.Fatalf("stored dump is %d bytes for a %d-byte span: %.40s", len(stored), len(dump), stored)
+	}
+	if err := s.db.QueryRowContext(ctx, `SELECT otel_dump FROM calls WHERE id = 'poor'`).Scan(&storedPoor); err != nil {
+		t.Fatal(err)
+	}
+	if storedPoor != string(poor) {
+		t.Fatalf("a dump compression cannot shrink is stored as %d bytes for %d: %.40s", len(storedPoor), len(poor), storedPoor)
 	}
 	got := map[string]string{}
 	for c, err := range s.QueryCalls(ctx, storage.CallsQuery{ProjectID: "e/p"}) {
@@ -156,7 +171,7 @@ func TestOtelDumpIsStoredCompressedAndReadBack(t *testing.T) {
 		}
 		got[c.ID] = string(c.OtelDump)
 	}
-	if got["s1"] != string(dump) || got["plain"] != `{"plain":true}` || got["zstd"] != `{"zstd":true}` {
+	if got["s1"] != string(dump) || got["poor"] != string(poor) || got["plain"] != `{"plain":true}` || got["zstd"] != `{"zstd":true}` {
 		t.Fatalf("dumps read back: %.60q / %q / %q", got["s1"], got["plain"], got["zstd"])
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/klauspost/compress/s2"
 	"github.com/klauspost/compress/zstd"
@@ -37,13 +38,22 @@ func newDumpCodec() (*dumpCodec, error) {
 	return &dumpCodec{dec: dec}, nil
 }
 
-// pack returns the stored form of a dump (nil stays NULL).
+// pack returns the stored form of a dump (nil stays NULL): compressed
+// when that makes it smaller, else the JSON itself, which readers tell
+// from the compressed forms by its first byte. Base64 adds a third, so
+// text that compresses poorly (long generated text, encoded payloads) was
+// stored larger than it arrived. A VARCHAR cannot hold invalid UTF-8, so
+// such a dump is compressed whatever the size.
 func (c *dumpCodec) pack(dump json.RawMessage) any {
 	if dump == nil {
 		return nil
 	}
 	z := s2.Encode(make([]byte, s2.MaxEncodedLen(len(dump))), dump)
-	out := make([]byte, len(s2Prefix)+base64.RawStdEncoding.EncodedLen(len(z)))
+	n := len(s2Prefix) + base64.RawStdEncoding.EncodedLen(len(z))
+	if n >= len(dump) && utf8.Valid(dump) {
+		return string(dump)
+	}
+	out := make([]byte, n)
 	copy(out, s2Prefix)
 	base64.RawStdEncoding.Encode(out[len(s2Prefix):], z)
 	return string(out)
