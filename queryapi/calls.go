@@ -85,8 +85,10 @@ func (a *API) authorizedCallsQuery(r *http.Request) (storage.CallsQuery, bool, e
 	if err != nil {
 		return q, false, err
 	}
-	_, err = httpapi.Authorize(r.Context(), q.ProjectID, auth.Read)
-	return q, expand, err
+	if _, err = httpapi.Authorize(r.Context(), q.ProjectID, auth.Read); err != nil {
+		return q, false, err
+	}
+	return q, expand, a.withCostPrices(r.Context(), &q, body)
 }
 
 // eachCall reads the calls of q, adds the requested extras and ref
@@ -185,6 +187,9 @@ func (a *API) callsQuery(r *http.Request, body []byte) (any, error) {
 	if _, err := httpapi.Authorize(r.Context(), q.ProjectID, auth.Read); err != nil {
 		return nil, err
 	}
+	if err := a.withCostPrices(r.Context(), &q, body); err != nil {
+		return nil, err
+	}
 	calls := []wire.CallSchema{}
 	err = a.eachCall(r.Context(), q, expand, func(c wire.CallSchema) error {
 		calls = append(calls, c)
@@ -240,6 +245,9 @@ func (a *API) callsQueryStats(r *http.Request, body []byte) (any, error) {
 		return nil, err
 	}
 	if _, err := httpapi.Authorize(r.Context(), q.ProjectID, auth.Read); err != nil {
+		return nil, err
+	}
+	if err := a.withCostPrices(r.Context(), &q, body); err != nil {
 		return nil, err
 	}
 	var max int64

@@ -19,6 +19,7 @@ type CallExtras struct {
 	}
 	Prices interface {
 		ProjectPrices(ctx context.Context, projectID string, llmIDs []string) ([]pricing.Price, error)
+		AllProjectPrices(ctx context.Context, projectID string) ([]pricing.Price, error)
 	}
 	// Defaults is the shipped (or configured) price table.
 	Defaults *pricing.Table

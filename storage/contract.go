@@ -4,6 +4,7 @@ import (
 	"context"
 	"iter"
 
+	"github.com/weftdev/weft/pricing"
 	"github.com/weftdev/weft/storage/querylang"
 )
 
@@ -61,6 +62,12 @@ type CallsQuery struct {
 	Columns []string // nil = all columns
 	// ExpandColumns lists dotted paths whose ref values are resolved.
 	ExpandColumns []string
+
+	// Prices are the candidate prices summary.weave.cost is computed
+	// from when the query sorts or filters by it: the project's rows and
+	// the default table, as include_costs prices a call. None prices every
+	// model at 0.
+	Prices []pricing.Price
 
 	IncludeCosts            bool
 	IncludeFeedback         bool

@@ -44,4 +44,7 @@ type CostStore interface {
 	// ProjectPrices returns every project-level row of the given models,
 	// for pricing.Compute together with the default table.
 	ProjectPrices(ctx context.Context, projectID string, llmIDs []string) ([]pricing.Price, error)
+	// AllProjectPrices returns every project-level row of the project, to
+	// price calls in SQL (sorting by summary.weave.cost).
+	AllProjectPrices(ctx context.Context, projectID string) ([]pricing.Price, error)
 }

@@ -83,6 +83,7 @@ func TestBrowserJourney(t *testing.T) {
 		{"charts", charts},
 		{"live view shows new calls", liveView},
 		{"deep pages by cursor", pagingByCursor},
+		{"sort by tokens and cost", sortByUsage},
 		{"threads", threads},
 		{"datasets", datasets},
 		{"training jobs and a job's events", func(t *testing.T, p page, w weft) { trainingJobs(t, p, tf) }},

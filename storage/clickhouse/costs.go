@@ -60,17 +60,31 @@ func (s *Store) PurgePrices(ctx context.Context, projectID string, ids []string)
 func (s *Store) ProjectPrices(ctx context.Context, projectID string, llmIDs []string) ([]pricing.Price, error) {
 	var out []pricing.Price
 	for _, chunk := range chunks(storekit.DistinctSorted(llmIDs)) {
-		err := s.eachRow(ctx, "project prices", "SELECT "+storekit.PriceColumns+" FROM llm_token_prices WHERE "+projectPrices+
-			" AND llm_id IN {llms:Array(String)}", func(rows driver.Rows) error {
+		found, err := s.readPrices(ctx, " AND llm_id IN {llms:Array(String)}", projectID, clickhouse.Named("llms", chunk))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, found...)
+	}
+	return out, nil
+}
+
+// AllProjectPrices implements storage.CostStore.
+func (s *Store) AllProjectPrices(ctx context.Context, projectID string) ([]pricing.Price, error) {
+	return s.readPrices(ctx, "", projectID)
+}
+
+// readPrices reads the project's rows that meet cond, whose parameters
+// args name.
+func (s *Store) readPrices(ctx context.Context, cond, projectID string, args ...any) ([]pricing.Price, error) {
+	var out []pricing.Price
+	err := s.eachRow(ctx, "project prices", "SELECT "+storekit.PriceColumns+" FROM llm_token_prices WHERE "+projectPrices+cond,
+		func(rows driver.Rows) error {
 			var p pricing.Price
 			err := rows.Scan(storekit.PriceTargets(&p)...)
 			p.EffectiveDate, p.CreatedAt = p.EffectiveDate.UTC(), p.CreatedAt.UTC()
 			out = append(out, p)
 			return err
-		}, append(projectPriceArgs(projectID), clickhouse.Named("llms", chunk))...)
-		if err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
+		}, append(projectPriceArgs(projectID), args...)...)
+	return out, err
 }

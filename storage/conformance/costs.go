@@ -156,6 +156,12 @@ func testCostIsolation(t *testing.T, s storage.CostStore) {
 	if got, err := s.ProjectPrices(ctx, "b/p", []string{"gpt-x", "claude-y"}); err != nil || len(got) != 0 {
 		t.Fatalf("project B priced with A's rows: %v, %v", got, err)
 	}
+	if got, err := s.AllProjectPrices(ctx, "b/p"); err != nil || len(got) != 0 {
+		t.Fatalf("project B lists A's rows for its cost sort: %v, %v", got, err)
+	}
+	if got, err := s.AllProjectPrices(ctx, "e/p"); err != nil || len(got) != 3 {
+		t.Fatalf("AllProjectPrices of e/p: %d rows, %v; want 3", len(got), err)
+	}
 	if rows := queryPrices(t, s, storage.CostQuery{ProjectID: "e/p"}); len(rows) != 3 {
 		t.Fatalf("B's purge removed A's prices: %d left", len(rows))
 	}

@@ -33,6 +33,7 @@ func RunAll(t *testing.T, newStore func(t *testing.T) Store) {
 		run  func(t *testing.T)
 	}{
 		{"Calls", func(t *testing.T) { runCalls(t, func(t *testing.T) callStore { return newStore(t) }) }},
+		{"UsageSort", func(t *testing.T) { runUsageSort(t, func(t *testing.T) usageStore { return newStore(t) }) }},
 		{"Threads", func(t *testing.T) { runThreads(t, func(t *testing.T) threadStore { return newStore(t) }) }},
 		{"Aggregate", func(t *testing.T) { runAggregate(t, func(t *testing.T) aggregateStore { return newStore(t) }) }},
 		{"Objects", func(t *testing.T) { runObjects(t, func(t *testing.T) storage.ObjectStore { return newStore(t) }) }},

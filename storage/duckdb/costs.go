@@ -61,9 +61,20 @@ func (s *Store) ProjectPrices(ctx context.Context, projectID string, llmIDs []st
 	if len(llmIDs) == 0 {
 		return nil, nil
 	}
-	args := append([]any{pricing.LevelProject, projectID}, anyStrings(llmIDs)...)
-	rows, err := s.db.QueryContext(ctx, "SELECT "+storekit.PriceColumns+" FROM llm_token_prices WHERE pricing_level = ? AND pricing_level_id = ? AND llm_id IN ("+
-		qmarks(len(llmIDs))+")", args...)
+	return s.readPrices(ctx, " AND llm_id IN ("+qmarks(len(llmIDs))+")", projectID, anyStrings(llmIDs)...)
+}
+
+// AllProjectPrices implements storage.CostStore.
+func (s *Store) AllProjectPrices(ctx context.Context, projectID string) ([]pricing.Price, error) {
+	return s.readPrices(ctx, "", projectID)
+}
+
+// readPrices reads the project's rows that meet cond, whose placeholders
+// args fill.
+func (s *Store) readPrices(ctx context.Context, cond, projectID string, args ...any) ([]pricing.Price, error) {
+	args = append([]any{pricing.LevelProject, projectID}, args...)
+	rows, err := s.db.QueryContext(ctx, "SELECT "+storekit.PriceColumns+
+		" FROM llm_token_prices WHERE pricing_level = ? AND pricing_level_id = ?"+cond, args...)
 	if err != nil {
 		return nil, fmt.Errorf("project prices: %w", err)
 	}

@@ -4,6 +4,7 @@ import (
 	"database/sql"
 	"testing"
 
+	"github.com/weftdev/weft/pricing"
 	"github.com/weftdev/weft/storage"
 )
 
@@ -41,6 +42,11 @@ func BenchmarkCalls1M(b *testing.B) {
 	loadBenchCalls(b, db)
 	d := NewDuckDB()
 	opFilter := storage.CallsFilter{OpNames: []string{"weave:///e/p/op/op_3:*"}}
+	defaults, err := pricing.Default()
+	if err != nil {
+		b.Fatal(err)
+	}
+	prices := defaults.All()
 	cases := []struct {
 		name  string
 		build func() (Statement, error)
@@ -50,6 +56,12 @@ func BenchmarkCalls1M(b *testing.B) {
 		}},
 		{"first_page_desc", func() (Statement, error) {
 			return CallsSelect(d, storage.CallsQuery{ProjectID: "e/p", Limit: 100, SortBy: sortBy("started_at", "desc")})
+		}},
+		{"first_page_by_tokens", func() (Statement, error) {
+			return CallsSelect(d, storage.CallsQuery{ProjectID: "e/p", Limit: 50, SortBy: sortBy("summary.weave.total_tokens", "desc")})
+		}},
+		{"first_page_by_cost", func() (Statement, error) {
+			return CallsSelect(d, storage.CallsQuery{ProjectID: "e/p", Limit: 50, Prices: prices, SortBy: sortBy("summary.weave.cost", "desc")})
 		}},
 		{"count_op_filter", func() (Statement, error) {
 			return CallsCount(d, storage.CallsQuery{ProjectID: "e/p", Filter: opFilter}, 0)

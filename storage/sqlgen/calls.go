@@ -50,6 +50,7 @@ func planCalls(d Dialect, q storage.CallsQuery, withOrder bool, opts []CallsOpti
 	}
 	b := newBuilder(d)
 	p := &callsPlan{b: b, fs: newFields(b, "c"), q: q, project: b.bind(q.ProjectID, TypeString)}
+	p.fs.prices = q.Prices
 	p.where = append([]string{"c.project_id = " + p.project, "c.has_start", "c.deleted_at IS NULL"},
 		filterPredicates(b, "c", q.ProjectID, q.Filter)...)
 	if expr != nil {

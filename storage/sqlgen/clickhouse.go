@@ -70,6 +70,10 @@ func chType(t Type) string {
 		return "DateTime64(6, 'UTC')"
 	case TypeStringList:
 		return "Array(String)"
+	case TypeIntList:
+		return "Array(Int64)"
+	case TypeFloatList:
+		return "Array(Float64)"
 	}
 	return "String"
 }

@@ -14,6 +14,8 @@ const (
 	TypeBool
 	TypeTime
 	TypeStringList
+	TypeIntList
+	TypeFloatList
 	// typeNull is the type of a null literal; it is never bound.
 	typeNull
 )
@@ -104,4 +106,29 @@ type Dialect interface {
 	// never user input), and the entry's key and value (JSON text).
 	// Rows whose doc holds no such object have no entries.
 	ObjectEntries(doc, key string) (join, entryKey, entryValue string)
+
+	// EpochMicros is a time as whole microseconds since the Unix epoch.
+	EpochMicros(ts string) string
+	// UsageSum is the sum of term over the entries of the JSON object
+	// summary.usage of the summary doc, NULL when it has no entries. term
+	// gets an entry's value (JSON text) and, with spans, the costs of the
+	// span of the entry's model that holds at (epoch microseconds), 0 for
+	// a model without one; without spans every cost is 0.
+	UsageSum(doc, at string, spans *PriceSpans, term func(value string, price SpanPrice) string) string
 }
+
+// PriceSpans are the placeholders of a price schedule bound as parallel
+// arrays: the model, the start and end of its span (epoch microseconds,
+// end exclusive) and the four per-token costs.
+type PriceSpans struct {
+	Models, From, To                           string
+	Prompt, Completion, CacheRead, CacheCreate string
+}
+
+// SpanPrice is the per-token costs of one usage entry, as SQL.
+type SpanPrice struct {
+	Prompt, Completion, CacheRead, CacheCreate string
+}
+
+// zeroPrice prices nothing.
+var zeroPrice = SpanPrice{Prompt: "0", Completion: "0", CacheRead: "0", CacheCreate: "0"}

@@ -36,6 +36,10 @@ func duckType(t Type) string {
 		return "TIMESTAMP"
 	case TypeStringList:
 		return "VARCHAR[]"
+	case TypeIntList:
+		return "BIGINT[]"
+	case TypeFloatList:
+		return "DOUBLE[]"
 	}
 	return "VARCHAR"
 }

@@ -33,6 +33,7 @@ func TestQueryErrors(t *testing.T) {
 		{name: "bad direction", sortBy: sortBy("started_at", "up"), kind: storage.ErrInvalidArgument, mention: "sort_by[0].direction"},
 		{name: "empty direction", sortBy: sortBy("id", "asc", "op_name", ""), kind: storage.ErrInvalidArgument, mention: "sort_by[1].direction"},
 		{name: "unknown sort field", sortBy: sortBy("id", "asc", "colour", "asc"), kind: storage.ErrFieldNotAllowed, mention: "sort_by[1].field"},
+		{name: "unknown summary.weave sort field", sortBy: sortBy("summary.weave.tokens", "desc"), kind: storage.ErrFieldNotAllowed, mention: `"summary.weave.tokens"`},
 		{name: "storage size not sortable", sortBy: sortBy("storage_size_bytes", "asc"), kind: storage.ErrFieldNotAllowed, mention: "storage_size_bytes"},
 	}
 	for _, tt := range tests {

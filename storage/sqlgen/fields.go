@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/weftdev/weft/pricing"
 	"github.com/weftdev/weft/storage"
 	"github.com/weftdev/weft/storage/querylang"
 )
@@ -13,7 +14,7 @@ type fieldKind int
 const (
 	fieldColumn   fieldKind = iota // a plain call column
 	fieldJSON                      // a path into inputs, output, attributes or summary
-	fieldComputed                  // summary.weave.status | latency_ms | trace_name
+	fieldComputed                  // summary.weave.status | latency_ms | trace_name | total_tokens | cost
 	fieldFeedback                  // feedback.[type].payload.<path> and friends
 )
 
@@ -39,7 +40,7 @@ func (f fieldInfo) castable() bool {
 // allowedFieldsHint is appended to field errors.
 const allowedFieldsHint = "use a call column (id, trace_id, parent_id, thread_id, turn_id, op_name, display_name, " +
 	"started_at, ended_at, exception, wb_user_id, wb_run_id, wb_run_step, wb_run_step_end, deleted_at, expire_at, " +
-	"input_refs, output_refs), a path under inputs, output, attributes or summary, summary.weave.status|latency_ms|trace_name, " +
+	"input_refs, output_refs), a path under inputs, output, attributes or summary, summary.weave.status|latency_ms|trace_name|total_tokens|cost, " +
 	"or feedback.[<type>].payload.<path>"
 
 // lookupField resolves a field path of a calls query.
@@ -73,9 +74,12 @@ func summaryField(path string) (fieldInfo, error) {
 		f.typ = TypeString
 	case "latency_ms":
 		f.typ = TypeInt
+	case "total_tokens", "cost":
+		f.typ = TypeFloat
 	default:
 		return fieldInfo{}, fmt.Errorf("summary field %q is not allowed; supported fields are summary.weave.latency_ms, "+
-			"summary.weave.status and summary.weave.trace_name: %w", path, storage.ErrFieldNotAllowed)
+			"summary.weave.status, summary.weave.trace_name, summary.weave.total_tokens and summary.weave.cost: %w",
+			path, storage.ErrFieldNotAllowed)
 	}
 	return f, nil
 }
@@ -87,6 +91,8 @@ type fields struct {
 	alias    string
 	feedback *feedbackJoins
 	paths    map[string]string // JSON path text -> placeholder, bound once
+	prices   []pricing.Price   // candidates of summary.weave.cost
+	spans    *PriceSpans       // their schedule, bound once
 }
 
 func newFields(b *builder, alias string) *fields {
@@ -144,6 +150,10 @@ func (fs *fields) computed(name string) string {
 		return "(CASE WHEN " + c("exception") + " IS NOT NULL THEN 'error'" +
 			" WHEN coalesce(" + errCount + ", 0) > 0 THEN 'descendant_error'" +
 			" WHEN " + c("ended_at") + " IS NULL THEN 'running' ELSE 'success' END)"
+	case "total_tokens":
+		return fs.totalTokens()
+	case "cost":
+		return fs.cost()
 	case "latency_ms":
 		return "(" + d.EpochMillis(c("ended_at")) + " - " + d.EpochMillis(c("started_at")) + ")"
 	}

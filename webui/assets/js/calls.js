@@ -71,7 +71,7 @@ function callsTable(calls, p, go, base) {
   const extra = extraColumns(p);
   const head = h('tr', {},
     sortHeader('Op', 'op', p, go), sortHeader('Status', 'status', p, go), sortHeader('Start', 'start', p, go),
-    sortHeader('Latency', 'latency', p, go), h('th', { scope: 'col' }, 'Tokens'), h('th', { scope: 'col' }, 'Cost'),
+    sortHeader('Latency', 'latency', p, go), sortHeader('Tokens', 'tokens', p, go), sortHeader('Cost', 'cost', p, go),
     extra.map((c) => sortHeader(c, c, p, go)));
   const rows = calls.map((c) => {
     const t = totals(c);

@@ -7,6 +7,7 @@ export const PAGE_SIZE = 50;
 // SORT_FIELDS are the built-in columns the API can sort by.
 export const SORT_FIELDS = {
   op: 'op_name', status: 'summary.weave.status', start: 'started_at', latency: 'summary.weave.latency_ms',
+  tokens: 'summary.weave.total_tokens', cost: 'summary.weave.cost',
 };
 
 // opNames matches an op by its plain name (OTel spans, the gateway) or

@@ -14,7 +14,9 @@ export function modelUsage(call) {
     return {
       model, requests: n(u.requests), prompt, completion,
       total: n(u.total_tokens) || prompt + completion,
-      cost: n(c.prompt_tokens_total_cost) + n(c.completion_tokens_total_cost),
+      // Cached input is billed apart, as the store's cost sort counts it.
+      cost: n(c.prompt_tokens_total_cost) + n(c.completion_tokens_total_cost)
+        + n(c.cache_read_input_tokens_total_cost) + n(c.cache_creation_input_tokens_total_cost),
     };
   });
 }

@@ -1,0 +1,80 @@
+package sqlgen
+
+import (
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/weftdev/weft/pricing"
+	"github.com/weftdev/weft/storage"
+)
+
+// usageFixtures are calls whose token and cost orders differ: u1 has many
+// cheap tokens, u2 few dear ones, u3 splits over two models (one without
+// a price), u4 has no usage, u5 only an unpriced model, u6 cached input.
+func usageFixtures() []call {
+	c := func(id string, d time.Duration, summary string) call {
+		return call{project: "e/p", id: id, trace: "t" + id, op: "op", started: at(d), summary: summary}
+	}
+	return []call{
+		c("u1", 1*time.Hour, `{"usage": {"cheap": {"prompt_tokens": 1000, "completion_tokens": 500}}}`),
+		c("u2", 2*time.Hour, `{"usage": {"dear": {"input_tokens": 10, "output_tokens": 5, "total_tokens": 15}}}`),
+		c("u3", 3*time.Hour, `{"usage": {"cheap": {"prompt_tokens": 100}, "nameless": {"total_tokens": 9000}}}`),
+		c("u4", 4*time.Hour, `{"status_counts": {"success": 1}}`),
+		c("u5", 5*time.Hour, `{"usage": {"nameless": {"prompt_tokens": 7, "completion_tokens": "x"}}}`),
+		c("u6", 6*time.Hour, `{"usage": {"dear": {"prompt_tokens": 100, "cache_read_input_tokens": 100}}}`),
+		{project: "e/other", id: "x1", trace: "tx", op: "op", started: at(time.Hour), summary: `{"usage": {"dear": {"prompt_tokens": 1e9}}}`},
+	}
+}
+
+// usagePrices: cheap 0.001 a token; dear 1 a prompt token, 2 a
+// completion token, 0.5 a cached one, until a project price of 0.0001
+// from 5h on.
+func usagePrices() []pricing.Price {
+	return []pricing.Price{
+		{ID: "c", LLMID: "cheap", Level: pricing.LevelDefault, EffectiveDate: base, PromptTokenCost: 0.001, CompletionTokenCost: 0.001},
+		{ID: "d", LLMID: "dear", Level: pricing.LevelDefault, EffectiveDate: base, PromptTokenCost: 1, CompletionTokenCost: 2, CacheReadInputTokenCost: 0.5},
+		{ID: "p", LLMID: "dear", Level: pricing.LevelProject, EffectiveDate: at(5 * time.Hour), PromptTokenCost: 0.0001, CompletionTokenCost: 0.0001},
+	}
+}
+
+func usageCases() []idCase {
+	return []idCase{
+		// tokens: u3 9100, u1 1500, u6 100, u2 15, u5 7, u4 none.
+		{name: "tokens desc", sortBy: sortBy("summary.weave.total_tokens", "desc"), want: []string{"u3", "u1", "u6", "u2", "u5", "u4"}},
+		{name: "tokens asc, no usage last", sortBy: sortBy("summary.weave.total_tokens", "asc"), want: []string{"u5", "u2", "u6", "u1", "u3", "u4"}},
+		// cost: u2 20, u1 1.5, u3 0.1, u6 0 (project price, all cached),
+		// u5 0 (no price), u4 none; ties by id desc.
+		{name: "cost desc", sortBy: sortBy("summary.weave.cost", "desc"), want: []string{"u2", "u1", "u3", "u6", "u5", "u4"}},
+		{name: "cost asc", sortBy: sortBy("summary.weave.cost", "asc"), want: []string{"u6", "u5", "u3", "u1", "u2", "u4"}},
+		{name: "tokens filter", where: `{"$gt": [{"$getField": "summary.weave.total_tokens"}, {"$literal": 100}]}`, want: []string{"u1", "u3"}},
+	}
+}
+
+func runUsageCases(t *testing.T, e engine) {
+	for _, tc := range usageCases() {
+		t.Run(tc.name, func(t *testing.T) {
+			q := storage.CallsQuery{ProjectID: "e/p", SortBy: tc.sortBy, Prices: usagePrices(), Limit: 10}
+			if tc.where != "" {
+				q.Where = where(tc.where)
+			}
+			st, err := CallsSelect(e.d, q)
+			if err != nil {
+				t.Fatalf("CallsSelect: %v", err)
+			}
+			if got := e.ids(t, st); !slices.Equal(got, tc.want) {
+				t.Errorf("got %v; want %v\nSQL: %s", got, tc.want, st.SQL)
+			}
+		})
+	}
+}
+
+func TestUsageSort(t *testing.T) {
+	db := openDB(t)
+	insertCalls(t, db, usageFixtures())
+	runUsageCases(t, duckDBEngine(db))
+}
+
+func TestClickHouseUsageSort(t *testing.T) {
+	runUsageCases(t, clickHouseEngine(openCH(t, usageFixtures(), nil)))
+}
