@@ -11,14 +11,19 @@ import (
 )
 
 // locatorRun is how many started call parts one run of the locator
-// covers: about a row group (DuckDB's zone maps keep a minimum and maximum
-// per row group), so a read by id usually touches one or two.
-const locatorRun = 1 << 17
+// covers: a row group (DuckDB's zone maps keep a minimum and maximum per
+// row group), so a read by id usually touches one or two.
+const locatorRun = rowGroupRows
 
 // locatorFalseRate is each sealed filter's false-positive rate. A false
-// positive adds one run's time range to a read; at one in a thousand over
-// a hundred runs a read by id scans an extra row group one time in ten.
-const locatorFalseRate = 1e-3
+// positive adds one run's time range to a read; at one in ten thousand
+// over the 600 runs of 10M calls a read by id scans an extra row group one
+// time in sixteen.
+const locatorFalseRate = 1e-4
+
+// maxFilterHashes bounds the hash functions of a sealed filter (about 14
+// at locatorFalseRate), so a key's locations are computed once per read.
+const maxFilterHashes = 32
 
 // maxLocatedIDs bounds the ids a read may name for the locator to narrow
 // it; reads of more ids scan as before.
@@ -142,12 +147,16 @@ func (l *callLocator) startedWithin(project string, ids []string, traces bool) (
 		return nil, false
 	}
 	keys := make([]uint64, len(ids))
+	locs := make([][]uint64, len(ids))
+	var b [8]byte
 	for i, id := range ids {
 		keys[i] = l.key(project, id)
+		binary.LittleEndian.PutUint64(b[:], keys[i])
+		locs[i] = bloom.Locations(b[:], maxFilterHashes)
 	}
 	l.mu.RLock()
 	for _, r := range l.runs {
-		if r.mayHold(keys, traces) {
+		if r.mayHold(locs, traces) {
 			spans = append(spans, r.span)
 		}
 	}
@@ -158,15 +167,15 @@ func (l *callLocator) startedWithin(project string, ids []string, traces bool) (
 	return mergeSpans(spans)
 }
 
-func (r *locatorRunFilter) mayHold(keys []uint64, traces bool) bool {
+// mayHold tests keys by their filter locations (bloom.Locations with
+// maxFilterHashes; a filter uses the first K of them).
+func (r *locatorRunFilter) mayHold(locs [][]uint64, traces bool) bool {
 	f := r.calls
 	if traces {
 		f = r.traces
 	}
-	var b [8]byte
-	for _, k := range keys {
-		binary.LittleEndian.PutUint64(b[:], k)
-		if f.Test(b[:]) {
+	for _, l := range locs {
+		if f.TestLocations(l[:min(f.K(), maxFilterHashes)]) {
 			return true
 		}
 	}

@@ -13,9 +13,6 @@ import (
 	"sort"
 	"sync"
 
-	// Registers the "duckdb" database/sql driver.
-	_ "github.com/duckdb/duckdb-go/v2"
-
 	"github.com/weftdev/weft/storage"
 )
 
@@ -61,9 +58,9 @@ func OpenWithOptions(ctx context.Context, dir string, opts Options, logger *slog
 	if dir != "" {
 		dsn = filepath.Join(dir, FileName)
 	}
-	db, err := sql.Open("duckdb", dsn)
+	db, err := openDB(dsn)
 	if err != nil {
-		return nil, fmt.Errorf("open duckdb %q: %w", dsn, err)
+		return nil, err
 	}
 	dumps, err := newDumpCodec()
 	if err != nil {
