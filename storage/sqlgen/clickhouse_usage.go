@@ -6,7 +6,7 @@ func (ClickHouse) EpochMicros(ts string) string { return "toUnixTimestamp64Micro
 // UsageSum implements Dialect with array functions over the raw entries
 // of the usage object; an entry's span is found with arrayFirstIndex, and
 // index 0 (no span) reads as a cost of 0.
-func (ClickHouse) UsageSum(doc, at string, spans *PriceSpans, term func(value string, price SpanPrice) string) string {
+func (ClickHouse) UsageSum(doc, at string, spans *PriceSpans, term func(entry string, price SpanPrice) string) string {
 	entries := "JSONExtractKeysAndValuesRaw(" + doc + ", 'usage')"
 	price := zeroPrice
 	if spans != nil {
@@ -17,4 +17,9 @@ func (ClickHouse) UsageSum(doc, at string, spans *PriceSpans, term func(value st
 			CacheRead: cost(spans.CacheRead), CacheCreate: cost(spans.CacheCreate)}
 	}
 	return "if(empty(" + entries + "), NULL, arraySum(_u -> " + term("_u.2", price) + ", " + entries + "))"
+}
+
+// UsageCount implements Dialect on the entry's raw JSON text.
+func (c ClickHouse) UsageCount(entry, _ string, path func() string) string {
+	return c.ParseFloat(c.JSONValue(entry, path()))
 }

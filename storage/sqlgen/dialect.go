@@ -111,17 +111,24 @@ type Dialect interface {
 	EpochMicros(ts string) string
 	// UsageSum is the sum of term over the entries of the JSON object
 	// summary.usage of the summary doc, NULL when it has no entries. term
-	// gets an entry's value (JSON text) and, with spans, the costs of the
-	// span of the entry's model that holds at (epoch microseconds), 0 for
-	// a model without one; without spans every cost is 0.
-	UsageSum(doc, at string, spans *PriceSpans, term func(value string, price SpanPrice) string) string
+	// gets an entry, to read with UsageCount, and, with spans, the costs
+	// of the span of the entry's model that holds at (epoch microseconds);
+	// for a model without one they are 0 or NULL, and a term that is NULL
+	// counts as 0. Without spans every cost is 0.
+	UsageSum(doc, at string, spans *PriceSpans, term func(entry string, price SpanPrice) string) string
+	// UsageCount is the number an entry of UsageSum holds under key (one
+	// of usageKeys), NULL when it holds none. path binds the JSON path of
+	// key, for a dialect that reads the entry as JSON text.
+	UsageCount(entry, key string, path func() string) string
 }
 
 // PriceSpans are the placeholders of a price schedule bound as parallel
 // arrays: the model, the start and end of its span (epoch microseconds,
-// end exclusive) and the four per-token costs.
+// end exclusive) and the four per-token costs. A model's spans are
+// neighbours, sorted by start; Last holds, for each span, the 1-based
+// index of its model's last span.
 type PriceSpans struct {
-	Models, From, To                           string
+	Models, From, To, Last                     string
 	Prompt, Completion, CacheRead, CacheCreate string
 }
 

@@ -1,23 +1,45 @@
 package sqlgen
 
+import "strings"
+
 // EpochMicros implements Dialect.
 func (DuckDB) EpochMicros(ts string) string { return "epoch_us(" + ts + ")" }
 
-// UsageSum implements Dialect with a correlated subquery over json_each
-// of the usage object, joined with the unnested price spans. DuckDB only
-// decorrelates inner joins there, so entries without a span drop out of
-// the join (they cost 0) and the guard keeps a usage object with entries
-// at 0 rather than NULL.
-func (DuckDB) UsageSum(doc, at string, spans *PriceSpans, term func(value string, price SpanPrice) string) string {
-	from := "json_each(" + doc + ", '$.usage') AS _u"
-	price := zeroPrice
-	if spans != nil {
-		from += " JOIN (SELECT unnest(" + spans.Models + ") AS m, unnest(" + spans.From + ") AS f, unnest(" +
-			spans.To + ") AS t, unnest(" + spans.Prompt + ") AS pp, unnest(" + spans.Completion + ") AS cp, unnest(" +
-			spans.CacheRead + ") AS rp, unnest(" + spans.CacheCreate + ") AS wp) AS _p ON _p.m = _u.key AND _p.f <= " +
-			at + " AND " + at + " < _p.t"
-		price = SpanPrice{Prompt: "_p.pp", Completion: "_p.cp", CacheRead: "_p.rp", CacheCreate: "_p.wp"}
+// duckUsageShape is the json_transform structure of summary.usage: a map
+// from model to its counts, read as text so that a count given as a
+// string still parses as UsageCount's number. The document is parsed
+// once; a usage that is no object reads as NULL, an entry that is none
+// as NULL counts, and of a model given twice the last entry counts, as
+// include_costs reads it.
+var duckUsageShape = `'{"usage": "MAP(VARCHAR, STRUCT(` + strings.Join(usageKeys, " VARCHAR, ") + ` VARCHAR))"}'`
+
+// UsageSum implements Dialect with list functions over the entries of
+// the usage map: list_sum of no entries is NULL. Each entry looks its
+// span up once, in duckSpan.
+func (DuckDB) UsageSum(doc, at string, spans *PriceSpans, term func(entry string, price SpanPrice) string) string {
+	entries := "map_entries(json_transform(" + doc + ", " + duckUsageShape + ").usage)"
+	if spans == nil {
+		return "list_sum(list_transform(" + entries + ", lambda _e: coalesce(" + term("_e.value", zeroPrice) + ", 0)))"
 	}
-	return "(CASE WHEN json_type(" + doc + ", '$.usage') = 'OBJECT' AND len(json_keys(" + doc + ", '$.usage')) > 0" +
-		" THEN coalesce((SELECT sum(" + term("CAST(_u.value AS VARCHAR)", price) + ") FROM " + from + "), 0) END)"
+	price := SpanPrice{Prompt: spans.Prompt + "[_s]", Completion: spans.Completion + "[_s]",
+		CacheRead: spans.CacheRead + "[_s]", CacheCreate: spans.CacheCreate + "[_s]"}
+	return "list_sum(list_transform(" + entries + ", lambda _e: list_transform([" + duckSpan("_e.key", at, spans) +
+		"], lambda _s: coalesce(" + term("_e.value", price) + ", 0))[1]))"
+}
+
+// duckSpan is the index of the span of model that holds at, NULL when
+// none does: list_position finds the model's first span, which most
+// calls fall in; only past it are the model's later spans scanned.
+func duckSpan(model, at string, spans *PriceSpans) string {
+	holds := func(i string) string {
+		return spans.From + "[" + i + "] <= " + at + " AND " + at + " < " + spans.To + "[" + i + "]"
+	}
+	return "list_transform([list_position(" + spans.Models + ", " + model + ")], lambda _f: CASE WHEN " + holds("_f") +
+		" THEN _f ELSE list_filter(range(_f + 1, " + spans.Last + "[_f] + 1), lambda _i: " + holds("_i") + ")[1] END)[1]"
+}
+
+// UsageCount implements Dialect on the typed entry: key is one of
+// usageKeys, a field of duckUsageShape.
+func (DuckDB) UsageCount(entry, key string, _ func() string) string {
+	return "TRY_CAST(" + entry + "." + key + " AS DOUBLE)"
 }

@@ -12,12 +12,17 @@ import (
 // sort last in either direction; counts that are no numbers count as 0,
 // and a model without a price costs 0.
 
+// usageKeys are the counts a usage entry is read under.
+var usageKeys = []string{"prompt_tokens", "input_tokens", "completion_tokens", "output_tokens", "total_tokens",
+	"cache_read_input_tokens", "cache_creation_input_tokens"}
+
 // usageCount renders an entry's count under the first key that holds a
 // number, else 0; several names add up (prompt_tokens + input_tokens).
-func (fs *fields) usageCount(value string, names ...string) string {
+func (fs *fields) usageCount(entry string, names ...string) string {
 	terms := make([]string, len(names))
 	for i, n := range names {
-		terms[i] = "coalesce(" + fs.d.ParseFloat(fs.d.JSONValue(value, fs.jsonPath([]querylang.Segment{{Key: n}}))) + ", 0)"
+		path := func() string { return fs.jsonPath([]querylang.Segment{{Key: n}}) }
+		terms[i] = "coalesce(" + fs.d.UsageCount(entry, n, path) + ", 0)"
 	}
 	if len(terms) == 1 {
 		return terms[0]
@@ -67,10 +72,10 @@ func (fs *fields) priceSpans() *PriceSpans {
 	}
 	sched := pricing.Schedule(fs.prices)
 	n := len(sched)
-	models, from, to := make([]string, n), make([]int64, n), make([]int64, n)
+	models, from, to, last := make([]string, n), make([]int64, n), make([]int64, n), make([]int64, n)
 	costs := [4][]float64{make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n)}
 	for i, s := range sched {
-		models[i], from[i], to[i] = s.LLMID, int64(math.MinInt64), int64(math.MaxInt64)
+		models[i], from[i], to[i], last[i] = s.LLMID, int64(math.MinInt64), int64(math.MaxInt64), lastSpan(sched, i)
 		if !s.From.IsZero() {
 			from[i] = s.From.UnixMicro()
 		}
@@ -83,7 +88,18 @@ func (fs *fields) priceSpans() *PriceSpans {
 	}
 	b := fs.b
 	fs.spans = &PriceSpans{Models: b.bind(models, TypeStringList), From: b.bind(from, TypeIntList), To: b.bind(to, TypeIntList),
+		Last:   b.bind(last, TypeIntList),
 		Prompt: b.bind(costs[0], TypeFloatList), Completion: b.bind(costs[1], TypeFloatList),
 		CacheRead: b.bind(costs[2], TypeFloatList), CacheCreate: b.bind(costs[3], TypeFloatList)}
 	return fs.spans
+}
+
+// lastSpan is the 1-based index of the last span of the model of
+// sched[i]; Schedule keeps a model's spans together.
+func lastSpan(sched []pricing.Span, i int) int64 {
+	j := i
+	for j+1 < len(sched) && sched[j+1].LLMID == sched[i].LLMID {
+		j++
+	}
+	return int64(j + 1)
 }

@@ -78,3 +78,45 @@ func TestUsageSort(t *testing.T) {
 func TestClickHouseUsageSort(t *testing.T) {
 	runUsageCases(t, clickHouseEngine(openCH(t, usageFixtures(), nil)))
 }
+
+// spanFixtures price one model three ways over time (1, then 10 from 2h,
+// then 100 from 4h) for calls whose token order is the reverse of their
+// cost order; pricing any call at another span reorders them.
+func spanFixtures() ([]call, []pricing.Price) {
+	c := func(id string, d time.Duration, tokens string) call {
+		return call{project: "e/p", id: id, trace: "t" + id, op: "op", started: at(d),
+			summary: `{"usage": {"m": {"prompt_tokens": ` + tokens + `}}}`}
+	}
+	p := func(id string, d time.Duration, level string, cost float64) pricing.Price {
+		return pricing.Price{ID: id, LLMID: "m", Level: level, EffectiveDate: at(d), PromptTokenCost: cost}
+	}
+	calls := []call{c("s1", time.Hour, "30"), c("s2", 3*time.Hour, "4"), c("s3", 5*time.Hour, "1")}
+	prices := []pricing.Price{p("a", 0, pricing.LevelDefault, 1), p("b", 2*time.Hour, pricing.LevelProject, 10),
+		p("c", 4*time.Hour, pricing.LevelProject, 100), p("z", 0, pricing.LevelDefault, 5)}
+	prices[3].LLMID = "other"
+	return calls, prices
+}
+
+func runSpanCases(t *testing.T, e engine, prices []pricing.Price) {
+	q := storage.CallsQuery{ProjectID: "e/p", SortBy: sortBy("summary.weave.cost", "desc"), Prices: prices, Limit: 10}
+	st, err := CallsSelect(e.d, q)
+	if err != nil {
+		t.Fatalf("CallsSelect: %v", err)
+	}
+	// s3 costs 100, s2 40, s1 30.
+	if got, want := e.ids(t, st), []string{"s3", "s2", "s1"}; !slices.Equal(got, want) {
+		t.Errorf("got %v; want %v\nSQL: %s", got, want, st.SQL)
+	}
+}
+
+func TestUsageSortSpans(t *testing.T) {
+	db := openDB(t)
+	calls, prices := spanFixtures()
+	insertCalls(t, db, calls)
+	runSpanCases(t, duckDBEngine(db), prices)
+}
+
+func TestClickHouseUsageSortSpans(t *testing.T) {
+	calls, prices := spanFixtures()
+	runSpanCases(t, clickHouseEngine(openCH(t, calls, nil)), prices)
+}
