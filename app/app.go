@@ -180,11 +180,27 @@ func (s *Server) Serve(ctx context.Context) error {
 	var serveErr error
 	select {
 	case <-ctx.Done():
+	case serveErr = <-storeFailed(s.store):
+		s.logger.Error("stopping: the store cannot work until weft is started again; acknowledged writes stay in the write-ahead log", "err", serveErr)
 	case serveErr = <-errCh:
 	case serveErr = <-s.procDone:
 		serveErr = fmt.Errorf("processor stopped: %w", serveErr)
 	}
 	return errors.Join(serveErr, s.shutdown())
+}
+
+// failingStore is a store that can fail for good while running: DuckDB
+// refuses every statement after a fatal error (a full disk during a
+// checkpoint) until the process opens it again.
+type failingStore interface{ Failed() <-chan error }
+
+// storeFailed is the store's failure channel; nil (never ready) for a
+// store that recovers by itself.
+func storeFailed(store backend) <-chan error {
+	if f, ok := store.(failingStore); ok {
+		return f.Failed()
+	}
+	return nil
 }
 
 // startProcessor runs the Kafka processor, if this process has one, on a

@@ -32,6 +32,8 @@ type Store struct {
 	ids     *idFilter // guarded by writeMu
 	// located narrows reads by call or trace id (see locator.go).
 	located *callLocator
+	// watch reports an invalidated database (see watchdog.go).
+	watch *watchdog
 	// blobDir holds file contents by digest (see migrations/0004_files.sql).
 	blobDir string
 	// ownsBlobDir: an in-memory store made a temp dir that Close removes.
@@ -85,6 +87,7 @@ func OpenWithOptions(ctx context.Context, dir string, opts Options, logger *slog
 	if s.ids, err = loadIDFilter(ctx, db, s.located); err != nil {
 		return nil, errors.Join(err, db.Close())
 	}
+	s.startWatchdog(watchEvery)
 	return s, nil
 }
 
@@ -93,6 +96,7 @@ func (s *Store) DB() *sql.DB { return s.db }
 
 // Close closes the database; committed data is in the file and its WAL.
 func (s *Store) Close() error {
+	s.stopWatchdog()
 	err := s.db.Close()
 	s.dumps.dec.Close()
 	if s.ownsBlobDir {

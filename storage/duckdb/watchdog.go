@@ -1,0 +1,65 @@
+package duckdb
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// watchEvery is how often the watchdog asks the database whether it still
+// works.
+const watchEvery = 2 * time.Second
+
+// invalidatedText is how DuckDB words the error of every statement once a
+// fatal error (a full disk during a checkpoint, for one) has invalidated
+// the database: it refuses all work until the process opens it again.
+const invalidatedText = "database has been invalidated"
+
+// watchdog reports, once, that the database has been invalidated, so the
+// process can stop and be started again instead of answering 503 for ever.
+// Acknowledged writes wait in the write-ahead log meanwhile.
+type watchdog struct {
+	failed chan error
+	stop   context.CancelFunc
+	done   chan struct{}
+}
+
+// Failed is closed after its one error when the database has been
+// invalidated; it stays open while the database works.
+func (s *Store) Failed() <-chan error { return s.watch.failed }
+
+func (s *Store) startWatchdog(every time.Duration) {
+	ctx, cancel := context.WithCancel(context.Background())
+	s.watch = &watchdog{failed: make(chan error, 1), stop: cancel, done: make(chan struct{})}
+	go s.watchLoop(ctx, every)
+}
+
+func (s *Store) watchLoop(ctx context.Context, every time.Duration) {
+	defer close(s.watch.done)
+	tick := time.NewTicker(every)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		probe, cancel := context.WithTimeout(ctx, every)
+		_, err := s.db.ExecContext(probe, "SELECT 1")
+		cancel()
+		if err != nil && strings.Contains(err.Error(), invalidatedText) {
+			s.watch.failed <- fmt.Errorf("the embedded database failed and must be opened again: %w", err)
+			close(s.watch.failed)
+			return
+		}
+	}
+}
+
+// stopWatchdog ends the watch before the database closes.
+func (s *Store) stopWatchdog() {
+	if s.watch != nil {
+		s.watch.stop()
+		<-s.watch.done
+	}
+}
