@@ -29,51 +29,6 @@ const retryPause = 500 * time.Millisecond
 // transaction decode to over 100 MB.
 const maxApplyBytes = 12 << 20
 
-// applyLoop writes the log's backlog to the store, reading it back from
-// the log, as much as MaxApplyOps records at a time, until stopped with
-// nothing left.
-func (e *Exporter) applyLoop() {
-	defer close(e.exited)
-	r := e.log.NewReader(e.applied)
-	defer r.Close()
-	for {
-		batches, ok := e.take()
-		if !ok {
-			return
-		}
-		e.applyBatches(batches, e.readBatches(r, batches))
-	}
-}
-
-// take waits for pending batches and returns a prefix of them; false once
-// stopped and drained.
-func (e *Exporter) take() ([]*logged, bool) {
-	for {
-		e.mu.Lock()
-		if e.leaving {
-			e.mu.Unlock()
-			return nil, false
-		}
-		if n := len(e.pending); n > 0 {
-			ops, bytes, k := 0, int64(0), 0
-			for k < n && (k == 0 || (ops+e.pending[k].ops <= e.cfg.MaxApplyOps && bytes+e.pending[k].rawBytes <= maxApplyBytes)) {
-				ops += e.pending[k].ops
-				bytes += e.pending[k].rawBytes
-				k++
-			}
-			out := append([]*logged(nil), e.pending[:k]...)
-			e.mu.Unlock()
-			return out, true
-		}
-		stopped := e.stopped
-		e.mu.Unlock()
-		if stopped {
-			return nil, false
-		}
-		<-e.wake
-	}
-}
-
 // readBatches reads the batches' records back from the log. A record that
 // cannot be read or decoded (the log was damaged under a running server)
 // is reported and skipped: its batch stores nothing.
@@ -93,31 +48,6 @@ func (e *Exporter) readBatches(r *wal.Reader, batches []*logged) [][]storage.Cal
 		}
 	}
 	return out
-}
-
-// applyBatches merges the batches into one write, retries while the store
-// is unavailable, and then retires them from the backlog.
-func (e *Exporter) applyBatches(batches []*logged, ops [][]storage.CallOp) {
-	var all []storage.CallOp
-	for _, o := range ops {
-		all = append(all, o...)
-	}
-	merged, index := storage.MergeOps(all)
-	results, stored := e.applyUntilStored(merged)
-	if !stored {
-		return // leaving with the store down: the log keeps the batches
-	}
-	at := 0
-	for i, b := range batches {
-		if b.done != nil {
-			b.results = make([]storage.CallOpResult, b.ops)
-			for j := range ops[i] {
-				b.results[j] = results[index[at+j]]
-			}
-		}
-		at += len(ops[i])
-	}
-	e.retire(batches)
 }
 
 // applyUntilStored writes ops, splitting on failure to set aside records
@@ -203,6 +133,7 @@ func (e *Exporter) retire(batches []*logged) {
 	last := batches[len(batches)-1].seq
 	e.mu.Lock()
 	e.pending = e.pending[len(batches):]
+	e.handed -= len(batches)
 	for _, b := range batches {
 		e.pendOps -= b.ops
 		e.pendBytes -= b.bytes

@@ -31,6 +31,7 @@ type Exporter struct {
 
 	mu        sync.Mutex
 	pending   []*logged // in the log, not yet in the store, in log order
+	handed    int       // how many of pending the applier has taken
 	pendOps   int
 	pendBytes int64
 	acked     uint64        // last sequence number in pending or applied
