@@ -192,8 +192,9 @@ func (s *Store) mergeKnown(dc driver.Conn, ops []storage.CallOp) error {
 }
 
 func (s *Store) appendAll(app *duckdbdriver.Appender, ops []storage.CallOp, what string) error {
-	for _, op := range ops {
-		if err := app.AppendRow(s.partRow(op.Part)...); err != nil {
+	dumps := s.dumps.packAll(ops)
+	for i, op := range ops {
+		if err := app.AppendRow(s.partRow(op.Part, dumps[i])...); err != nil {
 			_ = app.Close()
 			return fmt.Errorf("%s: call %s: %w", what, op.Part.Call.ID, err)
 		}
@@ -204,14 +205,16 @@ func (s *Store) appendAll(app *duckdbdriver.Appender, ops []storage.CallOp, what
 	return nil
 }
 
-func (s *Store) partRow(p *storage.CallPart) []driver.Value {
+// partRow is a part's row in stageColumns order, its raw span already
+// packed.
+func (s *Store) partRow(p *storage.CallPart, dump any) []driver.Value {
 	c := &p.Call
 	return []driver.Value{
 		c.ProjectID, c.ID, p.Kind.HasStart(), p.Kind.HasEnd(),
 		nullStr(c.TraceID), nullStr(c.ParentID), nullStr(c.ThreadID), nullStr(c.TurnID),
 		nullStr(c.OpName), nullStr(c.DisplayName),
 		nullTime(c.StartedAt), nullTimePtr(c.EndedAt),
-		nullJSON(c.Attributes), nullJSON(c.Inputs), nullJSON(c.Output), nullJSON(c.Summary), s.dumps.pack(c.OtelDump),
+		nullJSON(c.Attributes), nullJSON(c.Inputs), nullJSON(c.Output), nullJSON(c.Summary), dump,
 		nullStrPtr(c.Exception), nullStr(c.WBUserID), nullStr(c.WBRunID), nullInt(c.WBRunStep), nullInt(c.WBRunStepEnd),
 		nullList(c.InputRefs), nullList(c.OutputRefs),
 	}
