@@ -96,7 +96,7 @@ func (s *Store) WriteCallOps(ctx context.Context, ops []storage.CallOp) ([]stora
 		return nil, fmt.Errorf("commit calls: %w", err)
 	}
 	if s.ids.full() {
-		if s.ids, err = loadIDFilter(ctx, s.db, nil); err != nil {
+		if s.ids, err = loadCallKeys(ctx, s.db, nil); err != nil {
 			return nil, fmt.Errorf("resize call id filter: %w", err)
 		}
 	}

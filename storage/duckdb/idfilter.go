@@ -53,9 +53,9 @@ func (f *idFilter) add(project, id string) {
 // its false-positive rate is climbing; the store then rebuilds it larger.
 func (f *idFilter) full() bool { return f.count > f.capacity }
 
-// loadIDFilter builds a filter over every stored call key and, with loc,
+// loadCallKeys builds the id filter over every stored call key and, with loc,
 // records every started call in the locator, in storage order.
-func loadIDFilter(ctx context.Context, q *sql.DB, loc *callLocator) (*idFilter, error) {
+func loadCallKeys(ctx context.Context, q *sql.DB, loc *callLocator) (*idFilter, error) {
 	var n uint
 	if err := q.QueryRowContext(ctx, "SELECT count(*) FROM calls").Scan(&n); err != nil {
 		return nil, fmt.Errorf("count calls: %w", err)

@@ -84,7 +84,7 @@ func OpenWithOptions(ctx context.Context, dir string, opts Options, logger *slog
 		return nil, errors.Join(fmt.Errorf("migrate duckdb %q: %w (close other weft processes using this data dir)", dsn, err), db.Close())
 	}
 	s.located = newCallLocator(locatorRun)
-	if s.ids, err = loadIDFilter(ctx, db, s.located); err != nil {
+	if s.ids, err = loadCallKeys(ctx, db, s.located); err != nil {
 		return nil, errors.Join(err, db.Close())
 	}
 	s.startWatchdog(watchEvery)
