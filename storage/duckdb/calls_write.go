@@ -95,11 +95,6 @@ func (s *Store) WriteCallOps(ctx context.Context, ops []storage.CallOp) ([]stora
 	if _, err := conn.ExecContext(ctx, "COMMIT"); err != nil {
 		return nil, fmt.Errorf("commit calls: %w", err)
 	}
-	if s.ids.full() {
-		if s.ids, err = loadCallKeys(ctx, s.db, nil); err != nil {
-			return nil, fmt.Errorf("resize call id filter: %w", err)
-		}
-	}
 	return results, nil
 }
 

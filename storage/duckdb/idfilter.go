@@ -10,13 +10,20 @@ import (
 
 // idFilter remembers which (project, call id) keys exist, so the writer
 // can append brand-new calls with a plain insert and send only calls that
-// may already have a row through the slower merge. A Bloom filter has no
+// may already have a row through the slower merge. Bloom filters have no
 // false negatives, so a new key is never merged wrongly; a false positive
 // only costs a merge. It is used under the store's write lock.
+//
+// It grows as a chain of filters, each twice the capacity of the one
+// before and with half its false-positive rate, so the chain's rate stays
+// under twice the first's. Rebuilding one larger filter from the stored
+// keys instead stopped the writer for 12 s when a store passed 8M calls.
 type idFilter struct {
-	f        *bloom.BloomFilter
-	count    uint
-	capacity uint
+	stages []*bloom.BloomFilter // the last takes new keys
+	count  uint                 // keys in the last stage
+	// capacity and falseRate are the last stage's.
+	capacity  uint
+	falseRate float64
 }
 
 // A false positive sends a brand-new call through the merge, which scans
@@ -29,8 +36,13 @@ const (
 )
 
 func newIDFilter(capacity uint) *idFilter {
-	capacity = max(capacity, minFilterCapacity)
-	return &idFilter{f: bloom.NewWithEstimates(capacity, filterFalseRate), capacity: capacity}
+	return newIDFilterSized(max(capacity, minFilterCapacity), filterFalseRate)
+}
+
+func newIDFilterSized(capacity uint, falseRate float64) *idFilter {
+	f := &idFilter{capacity: capacity, falseRate: falseRate}
+	f.stages = []*bloom.BloomFilter{bloom.NewWithEstimates(f.capacity, f.falseRate)}
+	return f
 }
 
 func filterKey(project, id string) []byte {
@@ -41,31 +53,34 @@ func filterKey(project, id string) []byte {
 }
 
 func (f *idFilter) mayContain(project, id string) bool {
-	return f.f.Test(filterKey(project, id))
+	key := filterKey(project, id)
+	for _, stage := range f.stages {
+		if stage.Test(key) {
+			return true
+		}
+	}
+	return false
 }
 
 func (f *idFilter) add(project, id string) {
-	f.f.Add(filterKey(project, id))
+	if f.count >= f.capacity {
+		f.capacity, f.falseRate, f.count = 2*f.capacity, f.falseRate/2, 0
+		f.stages = append(f.stages, bloom.NewWithEstimates(f.capacity, f.falseRate))
+	}
+	f.stages[len(f.stages)-1].Add(filterKey(project, id))
 	f.count++
 }
 
-// full reports that the filter holds more keys than it was sized for and
-// its false-positive rate is climbing; the store then rebuilds it larger.
-func (f *idFilter) full() bool { return f.count > f.capacity }
-
-// loadCallKeys builds the id filter over every stored call key and, with loc,
-// records every started call in the locator, in storage order.
+// loadCallKeys builds the id filter over every stored call key, sized for
+// the store to double before it grows a stage, and records every started
+// call in loc, in storage order.
 func loadCallKeys(ctx context.Context, q *sql.DB, loc *callLocator) (*idFilter, error) {
 	var n uint
 	if err := q.QueryRowContext(ctx, "SELECT count(*) FROM calls").Scan(&n); err != nil {
 		return nil, fmt.Errorf("count calls: %w", err)
 	}
 	f := newIDFilter(2 * n)
-	cols := "project_id, id, NULL, NULL, false"
-	if loc != nil {
-		cols = "project_id, id, trace_id, started_at, has_start"
-	}
-	rows, err := q.QueryContext(ctx, "SELECT "+cols+" FROM calls")
+	rows, err := q.QueryContext(ctx, "SELECT project_id, id, trace_id, started_at, has_start FROM calls")
 	if err != nil {
 		return nil, fmt.Errorf("load call ids: %w", err)
 	}
