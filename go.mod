@@ -8,7 +8,7 @@ require (
 	github.com/andybalholm/brotli v1.2.6
 	github.com/bits-and-blooms/bloom/v3 v3.7.1
 	github.com/chromedp/chromedp v0.23.0
-	github.com/duckdb/duckdb-go/v2 v2.5.6
+	github.com/duckdb/duckdb-go/v2 v2.10506.0
 	github.com/go-json-experiment/json v0.0.0-20260213210345-44df1a37e875
 	github.com/google/uuid v1.6.0
 	github.com/klauspost/compress v1.20.3
@@ -40,12 +40,12 @@ require (
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
 	github.com/chromedp/cdproto v0.159.0 // indirect
 	github.com/coder/websocket v1.8.15 // indirect
-	github.com/duckdb/duckdb-go-bindings v0.3.5 // indirect
-	github.com/duckdb/duckdb-go-bindings/lib/darwin-amd64 v0.3.5 // indirect
-	github.com/duckdb/duckdb-go-bindings/lib/darwin-arm64 v0.3.5 // indirect
-	github.com/duckdb/duckdb-go-bindings/lib/linux-amd64 v0.3.5 // indirect
-	github.com/duckdb/duckdb-go-bindings/lib/linux-arm64 v0.3.5 // indirect
-	github.com/duckdb/duckdb-go-bindings/lib/windows-amd64 v0.3.5 // indirect
+	github.com/duckdb/duckdb-go-bindings v0.10506.0 // indirect
+	github.com/duckdb/duckdb-go-bindings/lib/darwin-amd64 v0.10506.0 // indirect
+	github.com/duckdb/duckdb-go-bindings/lib/darwin-arm64 v0.10506.0 // indirect
+	github.com/duckdb/duckdb-go-bindings/lib/linux-amd64 v0.10506.0 // indirect
+	github.com/duckdb/duckdb-go-bindings/lib/linux-arm64 v0.10506.0 // indirect
+	github.com/duckdb/duckdb-go-bindings/lib/windows-amd64 v0.10506.0 // indirect
 	github.com/go-faster/city v1.0.1 // indirect
 	github.com/go-faster/errors v0.7.1 // indirect
 	github.com/go-logr/logr v1.4.4 // indirect

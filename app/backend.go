@@ -46,7 +46,12 @@ func openBackend(ctx context.Context, cfg config.Config, logger *slog.Logger) (b
 		if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
 			return nil, nil, fmt.Errorf("data_dir %s: %w", cfg.DataDir, err)
 		}
-		store, err := duckdb.OpenWithOptions(ctx, cfg.DataDir, duckdb.Options{MemoryMB: cfg.DuckDBMemoryMB, Threads: cfg.DuckDBThreads}, logger)
+		store, err := duckdb.OpenWithOptions(ctx, cfg.DataDir, duckdb.Options{
+			MemoryMB: cfg.DuckDBMemoryMB, Threads: cfg.DuckDBThreads,
+			// The storage exporter's log holds every call write until the
+			// store reports it checkpointed, so DuckDB need not log it too.
+			CallsUnlogged: cfg.WALConfig().Enabled,
+		}, logger)
 		if err != nil {
 			return nil, nil, err
 		}

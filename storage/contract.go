@@ -46,6 +46,20 @@ type CallWriter interface {
 	WriteCallOps(ctx context.Context, ops []CallOp) ([]CallOpResult, error)
 }
 
+// CallCheckpointer is implemented by stores that take call writes faster
+// when their caller keeps its own durable log of them (the embedded store,
+// which then writes each call once instead of twice). When
+// CallsNeedCheckpoint reports true, a call write is in the store and
+// readable when WriteCallOps returns, but durable only once a later
+// CheckpointCalls returns: the caller keeps, and replays after a crash,
+// every write since the last checkpoint. Replayed writes merge
+// idempotently.
+type CallCheckpointer interface {
+	CallsNeedCheckpoint() bool
+	// CheckpointCalls makes every call write returned so far durable.
+	CheckpointCalls(ctx context.Context) error
+}
+
 // CallsQuery is a storage-neutral calls query, already authorised for
 // ProjectID. Where is the parsed query (nil: none), parsed by the caller
 // before any answer is written so a syntax error is a clean 400; which

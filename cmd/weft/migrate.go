@@ -55,7 +55,7 @@ func migrateDuckDB(ctx context.Context, cfg config.Config, stdout io.Writer, log
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "migrations applied to %s\n", filepath.Join(cfg.DataDir, duckdb.FileName))
+	fmt.Fprintf(stdout, "migrations applied to %s and %s\n", filepath.Join(cfg.DataDir, duckdb.FileName), duckdb.CallsFileName)
 	return store.Close()
 }
 

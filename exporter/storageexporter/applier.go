@@ -131,12 +131,14 @@ func (e *Exporter) setAside(refused []refusal) {
 // records progress and drops log segments that are wholly stored.
 func (e *Exporter) retire(batches []*logged) {
 	last := batches[len(batches)-1].seq
+	var rawBytes int64
 	e.mu.Lock()
 	e.pending = e.pending[len(batches):]
 	e.handed -= len(batches)
 	for _, b := range batches {
 		e.pendOps -= b.ops
 		e.pendBytes -= b.bytes
+		rawBytes += b.rawBytes
 	}
 	e.setGauges()
 	e.applied = last
@@ -148,7 +150,7 @@ func (e *Exporter) retire(batches []*logged) {
 			b.done <- nil
 		}
 	}
-	e.recordApplied(last)
+	e.stored(last, rawBytes)
 }
 
 func (e *Exporter) recordApplied(seq uint64) {
@@ -197,7 +199,12 @@ func (e *Exporter) replay(ctx context.Context) error {
 	if replayed > 0 {
 		e.logger.Info("storage exporter: stored the write-ahead log's backlog", "records", replayed)
 	}
-	e.recordApplied(last)
+	if e.ckpt.store == nil {
+		e.recordApplied(last)
+	} else if replayed > 0 {
+		e.ckpt.seq = last
+		e.checkpoint()
+	}
 	return nil
 }
 

@@ -44,6 +44,9 @@ type Exporter struct {
 	leaving bool
 	wake    chan struct{}
 	exited  chan struct{}
+	// ckpt tracks stored calls awaiting the store's checkpoint; the
+	// applier's alone (see checkpoint.go).
+	ckpt checkpointer
 }
 
 // logged is one acknowledged batch waiting for the store. Its records are
@@ -65,6 +68,7 @@ type exporterMetrics struct {
 	sent, failed          prometheus.Counter
 	sendLatency           prometheus.Observer
 	writeLatency          prometheus.Observer
+	checkpointLatency     prometheus.Observer
 	written, rejected     prometheus.Counter
 }
 
@@ -79,10 +83,12 @@ func newExporter(set telemetry.Settings, cfg Config, store storage.CallWriter, b
 		m: exporterMetrics{
 			queueSize: mt.ExporterQueueSize.WithLabelValues(id), queueBytes: mt.ExporterQueueBytes.WithLabelValues(id),
 			sent: mt.ExporterSentCalls.WithLabelValues(id), failed: mt.ExporterSendFailedCalls.WithLabelValues(id),
-			sendLatency:  mt.ExporterSendLatency.WithLabelValues(id),
-			writeLatency: mt.StorageWriteLatency.WithLabelValues(backend),
-			written:      mt.StorageWrittenCalls.WithLabelValues(backend), rejected: mt.StorageRejectedOps.WithLabelValues(backend),
+			sendLatency:       mt.ExporterSendLatency.WithLabelValues(id),
+			writeLatency:      mt.StorageWriteLatency.WithLabelValues(backend),
+			checkpointLatency: mt.StorageCheckpointLatency.WithLabelValues(backend),
+			written:           mt.StorageWrittenCalls.WithLabelValues(backend), rejected: mt.StorageRejectedOps.WithLabelValues(backend),
 		},
+		ckpt:     newCheckpointer(store),
 		progress: make(chan struct{}),
 		wake:     make(chan struct{}, 1),
 		exited:   make(chan struct{}),

@@ -1,6 +1,8 @@
 package storageexporter
 
 import (
+	"time"
+
 	"github.com/weftdev/weft/storage"
 )
 
@@ -33,9 +35,23 @@ func (e *Exporter) applyLoop() {
 		close(quit)
 		<-readerDone
 	}()
-	for p := range next {
-		if e.isLeaving() || !e.applyPrepared(p) {
-			return // the log keeps what was not stored
+	idle := time.NewTimer(idleCheckpoint)
+	defer idle.Stop()
+	for {
+		select {
+		case p, ok := <-next:
+			if !ok {
+				if !e.isLeaving() {
+					e.checkpoint()
+				}
+				return
+			}
+			if e.isLeaving() || !e.applyPrepared(p) {
+				return // the log keeps what was not stored or checkpointed
+			}
+			idle.Reset(idleCheckpoint)
+		case <-idle.C:
+			e.checkpoint()
 		}
 	}
 }

@@ -50,8 +50,11 @@ type Metrics struct {
 	ExporterSendLatency        *prometheus.HistogramVec // exporter
 
 	StorageWriteLatency *prometheus.HistogramVec // backend
-	StorageWrittenCalls *prometheus.CounterVec   // backend
-	StorageRejectedOps  *prometheus.CounterVec   // backend
+	// StorageCheckpointLatency times the checkpoints that make stored
+	// calls durable, for stores that need them.
+	StorageCheckpointLatency *prometheus.HistogramVec // backend
+	StorageWrittenCalls      *prometheus.CounterVec   // backend
+	StorageRejectedOps       *prometheus.CounterVec   // backend
 
 	KafkaConsumerLag  *prometheus.GaugeVec   // topic
 	KafkaDeadLettered *prometheus.CounterVec // topic
@@ -89,6 +92,8 @@ func New() *Metrics {
 		ExporterSendLatency:        f.histogram("weft_exporter_send_duration_seconds", "Time for one batch to become durable in the exporter.", "exporter", latencyBuckets),
 
 		StorageWriteLatency: f.histogram("weft_storage_write_duration_seconds", "Time of one call write transaction in the store.", "backend", latencyBuckets),
+		StorageCheckpointLatency: f.histogram("weft_storage_checkpoint_duration_seconds",
+			"Time of one checkpoint making stored calls durable (embedded store with the write-ahead log).", "backend", latencyBuckets),
 		StorageWrittenCalls: f.counter("weft_storage_written_calls", "Call records written to the store.", "backend"),
 		StorageRejectedOps:  f.counter("weft_storage_rejected_calls", "Acknowledged call records the store refused even alone; logged and set aside.", "backend"),
 

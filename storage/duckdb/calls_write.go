@@ -164,7 +164,7 @@ func (s *Store) insertFresh(dc driver.Conn, ops []storage.CallOp) error {
 	if len(ops) == 0 {
 		return nil
 	}
-	app, err := duckdbdriver.NewAppenderWithColumns(dc, "", "", "calls", stageColumns)
+	app, err := duckdbdriver.NewAppenderWithColumns(dc, callsCatalog, "main", "calls", stageColumns)
 	if err != nil {
 		return fmt.Errorf("calls appender: %w", err)
 	}

@@ -47,7 +47,7 @@ func BenchmarkIngestOTelSpans(b *testing.B) {
 	if _, err := s.db.Exec("CHECKPOINT"); err != nil {
 		b.Fatal(err)
 	}
-	if st, err := os.Stat(filepath.Join(dir, FileName)); err == nil {
+	if st, err := os.Stat(filepath.Join(dir, CallsFileName)); err == nil {
 		b.ReportMetric(float64(st.Size())/float64(b.N*batch), "disk-B/call")
 	}
 	if q := b.N - b.N*3/4; lastQuarter > 0 {

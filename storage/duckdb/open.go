@@ -5,14 +5,23 @@ import (
 	"database/sql"
 	"database/sql/driver"
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	duckdbdriver "github.com/duckdb/duckdb-go/v2"
 )
 
-// catalog is the name the database file is attached under, the one a
+// catalog is the name the main database file is attached under, the one a
 // plain open of weft.duckdb would give it.
 const catalog = "weft"
+
+// callsCatalog holds the calls table, in its own file (CallsFileName) so
+// that its writes can skip DuckDB's write-ahead log while every other
+// table keeps it (see Options.CallsUnlogged and docs/adr/0001).
+const callsCatalog = "weft_calls"
+
+// CallsFileName is the calls database file inside the data directory.
+const CallsFileName = "calls.duckdb"
 
 // rowGroupRows is the size of the row groups DuckDB writes from now on
 // (its default is 122,880). A row group is the unit DuckDB's per-block
@@ -22,18 +31,28 @@ const catalog = "weft"
 // slower. Row groups already in a file keep their size.
 const rowGroupRows = 16384
 
-// openDB opens the database file at path, or an in-memory database when
-// path is empty. A file is attached to an in-memory instance, because
-// only ATTACH takes the row group size; every pooled connection then uses
-// it as its default catalog.
-func openDB(path string) (*sql.DB, error) {
-	if path == "" {
-		return sql.Open("duckdb", "")
+// openDB opens the database files in dir, or in-memory databases when dir
+// is empty. The files are attached to an in-memory instance, because only
+// ATTACH takes the row group size and the recovery mode; every pooled
+// connection then uses the main file as its default catalog and finds the
+// calls table through its search path.
+func openDB(dir string, callsUnlogged bool) (*sql.DB, error) {
+	mainPath, callsPath := ":memory:", ":memory:"
+	if dir != "" {
+		mainPath, callsPath = filepath.Join(dir, FileName), filepath.Join(dir, CallsFileName)
 	}
-	attach := fmt.Sprintf("ATTACH IF NOT EXISTS '%s' AS %s (ROW_GROUP_SIZE %d)",
-		strings.ReplaceAll(path, "'", "''"), catalog, rowGroupRows)
+	callsOpts := fmt.Sprintf("ROW_GROUP_SIZE %d", rowGroupRows)
+	if callsUnlogged {
+		callsOpts += ", RECOVERY_MODE no_wal_writes"
+	}
+	init := []string{
+		attachSQL(mainPath, catalog, fmt.Sprintf("ROW_GROUP_SIZE %d", rowGroupRows)),
+		attachSQL(callsPath, callsCatalog, callsOpts),
+		"USE " + catalog,
+		searchPathSQL,
+	}
 	connector, err := duckdbdriver.NewConnector("", func(ex driver.ExecerContext) error {
-		for _, stmt := range []string{attach, "USE " + catalog} {
+		for _, stmt := range init {
 			if _, err := ex.ExecContext(context.Background(), stmt, nil); err != nil {
 				return fmt.Errorf("%s: %w", stmt, err)
 			}
@@ -41,7 +60,15 @@ func openDB(path string) (*sql.DB, error) {
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("open duckdb %q: %w", path, err)
+		return nil, fmt.Errorf("open duckdb in %q: %w", dir, err)
 	}
 	return sql.OpenDB(connector), nil
+}
+
+// searchPathSQL lets unqualified names find the calls table. USE resets
+// the search path, so whatever runs USE runs this after it.
+const searchPathSQL = "SET search_path = '" + catalog + ".main," + callsCatalog + ".main'"
+
+func attachSQL(path, name, options string) string {
+	return fmt.Sprintf("ATTACH IF NOT EXISTS '%s' AS %s (%s)", strings.ReplaceAll(path, "'", "''"), name, options)
 }

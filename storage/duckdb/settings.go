@@ -20,6 +20,12 @@ type Options struct {
 	// Threads is how many threads DuckDB runs queries and checkpoints
 	// on. Zero: DefaultThreads.
 	Threads int
+	// CallsUnlogged skips DuckDB's write-ahead log for the calls table:
+	// a committed call write is durable only once CheckpointCalls returns.
+	// Only for a writer that keeps its own log of what it wrote since the
+	// last checkpoint and replays it after a crash (the storage
+	// exporter's). Every other table is durable at commit either way.
+	CallsUnlogged bool
 }
 
 // DefaultThreads leaves half the machine to the receivers. DuckDB's

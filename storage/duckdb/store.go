@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"sync"
 
 	"github.com/weftdev/weft/storage"
@@ -42,6 +43,9 @@ type Store struct {
 	pageSize int64
 	// dumps compresses raw OTel spans (see dump.go).
 	dumps *dumpCodec
+	// callsUnlogged: call writes are durable at CheckpointCalls, not at
+	// commit (Options.CallsUnlogged).
+	callsUnlogged bool
 }
 
 // Open opens (creating if needed) the database in dir and applies pending
@@ -56,11 +60,7 @@ func OpenWithOptions(ctx context.Context, dir string, opts Options, logger *slog
 	if err != nil {
 		return nil, err
 	}
-	dsn := ""
-	if dir != "" {
-		dsn = filepath.Join(dir, FileName)
-	}
-	db, err := openDB(dsn)
+	db, err := openDB(dir, opts.CallsUnlogged)
 	if err != nil {
 		return nil, err
 	}
@@ -68,7 +68,7 @@ func OpenWithOptions(ctx context.Context, dir string, opts Options, logger *slog
 	if err != nil {
 		return nil, errors.Join(err, db.Close())
 	}
-	s := &Store{db: db, logger: logger, blobDir: filepath.Join(dir, "files"), pageSize: readPageSize, dumps: dumps}
+	s := &Store{db: db, logger: logger, callsUnlogged: opts.CallsUnlogged, blobDir: filepath.Join(dir, "files"), pageSize: readPageSize, dumps: dumps}
 	if dir == "" {
 		if s.blobDir, err = os.MkdirTemp("", "weft-files-"); err != nil {
 			return nil, errors.Join(err, db.Close())
@@ -81,7 +81,7 @@ func OpenWithOptions(ctx context.Context, dir string, opts Options, logger *slog
 		return nil, errors.Join(err, db.Close())
 	}
 	if err := s.migrate(ctx); err != nil {
-		return nil, errors.Join(fmt.Errorf("migrate duckdb %q: %w (close other weft processes using this data dir)", dsn, err), db.Close())
+		return nil, errors.Join(fmt.Errorf("migrate duckdb in %q: %w (close other weft processes using this data dir)", dir, err), db.Close())
 	}
 	s.located = newCallLocator(locatorRun)
 	if s.ids, err = loadCallKeys(ctx, db, s.located); err != nil {
@@ -110,20 +110,27 @@ func (s *Store) Capabilities() storage.Capabilities { return storage.Capabilitie
 
 // migrate applies every embedded migration in name order. Each file is
 // idempotent (CREATE ... IF NOT EXISTS) so a restart re-runs them safely.
+// Files whose name contains "_calls" shape the calls table and run in its
+// catalog, after calls a previous version kept in the main file move there.
 func (s *Store) migrate(ctx context.Context) error {
 	names, err := fs.Glob(migrations, "migrations/*.sql")
 	if err != nil {
 		return err
 	}
 	sort.Strings(names)
+	var callsDDL []string
 	for _, name := range names {
 		body, err := migrations.ReadFile(name)
 		if err != nil {
 			return err
 		}
+		if strings.Contains(name, "_calls") {
+			callsDDL = append(callsDDL, string(body))
+			continue
+		}
 		if _, err := s.db.ExecContext(ctx, string(body)); err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
 	}
-	return nil
+	return s.migrateCalls(ctx, callsDDL)
 }

@@ -13,8 +13,15 @@ const watchEvery = 2 * time.Second
 
 // invalidatedText is how DuckDB words the error of every statement once a
 // fatal error (a full disk during a checkpoint, for one) has invalidated
-// the database: it refuses all work until the process opens it again.
-const invalidatedText = "database has been invalidated"
+// a database: it refuses all work until the process opens it again. (The
+// failing checkpoint says "The database has been invalidated", every
+// statement after it 'Database "weft" has been invalidated'.)
+const invalidatedText = "has been invalidated"
+
+// watchProbe reads a row of a table in each database file: a statement
+// that touches no table succeeds on an invalidated database.
+const watchProbe = "SELECT (SELECT count(*) FROM (SELECT 1 FROM " + catalog + ".main.object_versions LIMIT 1)) + " +
+	"(SELECT count(*) FROM (SELECT 1 FROM " + callsCatalog + ".main.calls LIMIT 1))"
 
 // watchdog reports, once, that the database has been invalidated, so the
 // process can stop and be started again instead of answering 503 for ever.
@@ -46,7 +53,7 @@ func (s *Store) watchLoop(ctx context.Context, every time.Duration) {
 		case <-tick.C:
 		}
 		probe, cancel := context.WithTimeout(ctx, every)
-		_, err := s.db.ExecContext(probe, "SELECT 1")
+		_, err := s.db.ExecContext(probe, watchProbe)
 		cancel()
 		if err != nil && strings.Contains(err.Error(), invalidatedText) {
 			s.watch.failed <- fmt.Errorf("the embedded database failed and must be opened again: %w", err)

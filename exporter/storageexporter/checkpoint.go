@@ -1,0 +1,70 @@
+package storageexporter
+
+import (
+	"context"
+	"time"
+
+	"github.com/weftdev/weft/storage"
+)
+
+// With a store whose call writes are durable only at a checkpoint
+// (storage.CallCheckpointer), the log is the only copy of what was stored
+// since the last one: the applied mark, and with it the log's trimming,
+// waits for the checkpoint, so a crash replays those records. The embedded
+// store then writes each call once, compressed, instead of first to its
+// own write-ahead log: 97k instead of 80k calls/s on one core.
+
+// checkpointBytes is how many decoded bytes are stored between
+// checkpoints under load: about what DuckDB let its own log grow to
+// before (checkpoint_threshold), which bounds the replay after a crash
+// and the memory the uncheckpointed rows hold.
+const checkpointBytes = 128 << 20
+
+// idleCheckpoint is how soon after the backlog empties what was stored is
+// checkpointed.
+const idleCheckpoint = time.Second
+
+// checkpointer tracks what was stored since the last checkpoint. Only the
+// applier uses it.
+type checkpointer struct {
+	store storage.CallCheckpointer // nil: writes are durable when stored
+	seq   uint64                   // last stored sequence not yet checkpointed; 0 none
+	bytes int64
+}
+
+func newCheckpointer(store storage.CallWriter) checkpointer {
+	if c, ok := store.(storage.CallCheckpointer); ok && c.CallsNeedCheckpoint() {
+		return checkpointer{store: c}
+	}
+	return checkpointer{}
+}
+
+// stored records that the batches through seq, of rawBytes decoded bytes,
+// are in the store, and checkpoints when enough has accumulated.
+func (e *Exporter) stored(seq uint64, rawBytes int64) {
+	if e.ckpt.store == nil {
+		e.recordApplied(seq)
+		return
+	}
+	e.ckpt.seq, e.ckpt.bytes = seq, e.ckpt.bytes+rawBytes
+	if e.ckpt.bytes >= checkpointBytes {
+		e.checkpoint()
+	}
+}
+
+// checkpoint makes what was stored durable and moves the applied mark
+// past it. On failure the log keeps the records and the next checkpoint
+// tries again.
+func (e *Exporter) checkpoint() {
+	if e.ckpt.store == nil || e.ckpt.seq == 0 {
+		return
+	}
+	begin := time.Now()
+	if err := e.ckpt.store.CheckpointCalls(context.Background()); err != nil {
+		e.logger.Warn("storage exporter: checkpointing the store; the log keeps the records until the next checkpoint", "err", err)
+		return
+	}
+	e.m.checkpointLatency.Observe(time.Since(begin).Seconds())
+	e.recordApplied(e.ckpt.seq)
+	e.ckpt.seq, e.ckpt.bytes = 0, 0
+}

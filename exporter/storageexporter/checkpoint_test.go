@@ -1,0 +1,96 @@
+package storageexporter
+
+import (
+	"context"
+	"errors"
+	"maps"
+	"sync"
+	"testing"
+
+	"github.com/weftdev/weft/storage"
+)
+
+// checkpointingStore keeps stored calls in memory until CheckpointCalls
+// makes them durable; crash drops what was not checkpointed.
+type checkpointingStore struct {
+	*fakeStore
+	mu          sync.Mutex
+	durable     map[string]storage.CallPart
+	refuse      bool // CheckpointCalls fails
+	checkpoints int
+}
+
+func newCheckpointingStore() *checkpointingStore {
+	return &checkpointingStore{fakeStore: newFakeStore(), durable: map[string]storage.CallPart{}}
+}
+
+func (s *checkpointingStore) CallsNeedCheckpoint() bool { return true }
+
+func (s *checkpointingStore) CheckpointCalls(context.Context) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.refuse {
+		return errors.New("checkpoint refused")
+	}
+	s.fakeStore.mu.Lock()
+	s.durable = maps.Clone(s.fakeStore.calls)
+	s.fakeStore.mu.Unlock()
+	s.checkpoints++
+	return nil
+}
+
+func (s *checkpointingStore) crash() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.fakeStore.mu.Lock()
+	s.fakeStore.calls = maps.Clone(s.durable)
+	s.fakeStore.mu.Unlock()
+}
+
+func (s *checkpointingStore) isDurable(id string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, ok := s.durable[id]
+	return ok
+}
+
+// TestStoredButNotCheckpointedIsReplayed: with a store that is durable
+// only at checkpoints, the log keeps what was stored until a checkpoint
+// succeeds, and a crash before it replays those records.
+func TestStoredButNotCheckpointedIsReplayed(t *testing.T) {
+	dir := t.TempDir()
+	store := newCheckpointingStore()
+	store.refuse = true
+	crashed := startExporter(t, testConfig(dir), store)
+	for _, id := range []string{"a", "b"} {
+		consume(t, crashed, part(id))
+	}
+	if err := crashed.Barrier(context.Background()); err != nil || !store.has("a") || !store.has("b") {
+		t.Fatalf("acknowledged calls not readable: %v", err)
+	}
+	if mark := readApplied(dir); mark != 0 {
+		t.Fatalf("applied mark moved to %d before any checkpoint", mark)
+	}
+	_ = crashed.log.Close() // the process dies before a checkpoint succeeds
+	store.crash()
+	if store.has("a") {
+		t.Fatal("the crash kept an uncheckpointed call")
+	}
+
+	store.mu.Lock()
+	store.refuse = false
+	store.mu.Unlock()
+	e := startExporter(t, testConfig(dir), store)
+	defer e.Shutdown(context.Background())
+	for _, id := range []string{"a", "b"} {
+		if !store.has(id) || !store.isDurable(id) {
+			t.Fatalf("call %s not stored and checkpointed after replay", id)
+		}
+	}
+	consume(t, e, part("c"))
+	waitFor(t, func() bool { return readApplied(dir) == 3 }) // the idle checkpoint
+	if !store.isDurable("c") {
+		t.Error("the applied mark passed a call not checkpointed")
+	}
+	_ = crashed.Shutdown(context.Background())
+}

@@ -1,0 +1,111 @@
+package duckdb
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"time"
+)
+
+// migrateCalls applies the calls table's DDL in the calls catalog. A store
+// written by a version that kept calls in the main file has them moved
+// first, in one transaction made durable by a checkpoint of the calls file
+// before the old table is dropped: a crash at any point leaves the calls
+// in one file or the other, and the next open finishes the move.
+func (s *Store) migrateCalls(ctx context.Context, ddl []string) error {
+	conn, err := s.db.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	legacy, err := tableExists(ctx, conn, catalog, "calls")
+	if err != nil {
+		return err
+	}
+	moved, err := tableExists(ctx, conn, callsCatalog, "calls")
+	if err != nil {
+		return err
+	}
+	if _, err := conn.ExecContext(ctx, "USE "+callsCatalog); err != nil {
+		return err
+	}
+	defer func() {
+		_, _ = conn.ExecContext(context.WithoutCancel(ctx), "USE "+catalog)
+		_, _ = conn.ExecContext(context.WithoutCancel(ctx), searchPathSQL)
+	}()
+	if legacy && !moved {
+		return s.moveCalls(ctx, conn, ddl)
+	}
+	for _, body := range ddl {
+		if _, err := conn.ExecContext(ctx, body); err != nil {
+			return fmt.Errorf("calls table: %w", err)
+		}
+	}
+	if legacy {
+		return dropLegacyCalls(ctx, conn)
+	}
+	return nil
+}
+
+func (s *Store) moveCalls(ctx context.Context, conn *sql.Conn, ddl []string) error {
+	begin := time.Now()
+	if s.logger != nil {
+		s.logger.Info("moving calls into their own database file (once per data dir)", "file", CallsFileName)
+	}
+	stmts := append([]string{"BEGIN TRANSACTION"}, ddl...)
+	stmts = append(stmts,
+		fmt.Sprintf("INSERT INTO %s.main.calls BY NAME SELECT * FROM %s.main.calls", callsCatalog, catalog),
+		"COMMIT", "FORCE CHECKPOINT "+callsCatalog)
+	for _, stmt := range stmts {
+		if _, err := conn.ExecContext(ctx, stmt); err != nil {
+			_, _ = conn.ExecContext(context.WithoutCancel(ctx), "ROLLBACK")
+			return fmt.Errorf("move calls into %s: %w", CallsFileName, err)
+		}
+	}
+	if err := dropLegacyCalls(ctx, conn); err != nil {
+		return err
+	}
+	if s.logger != nil {
+		s.logger.Info("moved calls into their own database file", "took", time.Since(begin).Round(time.Millisecond))
+	}
+	return nil
+}
+
+func dropLegacyCalls(ctx context.Context, conn *sql.Conn) error {
+	for _, stmt := range []string{fmt.Sprintf("DROP TABLE %s.main.calls", catalog), "FORCE CHECKPOINT " + catalog} {
+		if _, err := conn.ExecContext(ctx, stmt); err != nil {
+			return fmt.Errorf("drop the moved calls table: %w", err)
+		}
+	}
+	return nil
+}
+
+func tableExists(ctx context.Context, conn *sql.Conn, database, table string) (bool, error) {
+	var n int
+	err := conn.QueryRowContext(ctx,
+		"SELECT count(*) FROM duckdb_tables() WHERE database_name = ? AND schema_name = 'main' AND table_name = ?",
+		database, table).Scan(&n)
+	if err != nil {
+		return false, fmt.Errorf("look for table %s.%s: %w", database, table, err)
+	}
+	return n > 0, nil
+}
+
+// CheckpointCalls makes every call write committed so far durable: with
+// Options.CallsUnlogged they are in memory until a checkpoint writes them
+// to the calls file; otherwise they already are, and it does nothing.
+func (s *Store) CheckpointCalls(ctx context.Context) error {
+	if !s.callsUnlogged {
+		return nil
+	}
+	s.writeMu.Lock()
+	defer s.writeMu.Unlock()
+	if _, err := s.db.ExecContext(ctx, "FORCE CHECKPOINT "+callsCatalog); err != nil {
+		return fmt.Errorf("checkpoint calls: %w", err)
+	}
+	return nil
+}
+
+// CallsNeedCheckpoint reports whether call writes wait for CheckpointCalls
+// to be durable.
+func (s *Store) CallsNeedCheckpoint() bool { return s.callsUnlogged }
