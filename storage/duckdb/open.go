@@ -72,3 +72,22 @@ const searchPathSQL = "SET search_path = '" + catalog + ".main," + callsCatalog 
 func attachSQL(path, name, options string) string {
 	return fmt.Sprintf("ATTACH IF NOT EXISTS '%s' AS %s (%s)", strings.ReplaceAll(path, "'", "''"), name, options)
 }
+
+// detach checkpoints and closes both database files before the instance
+// closes: DuckDB 1.5 otherwise finished closing them after Close had
+// returned, still removing the main file's log while a caller (a test's
+// cleanup, a backup) already used the directory.
+func (s *Store) detach() error {
+	ctx := context.Background()
+	conn, err := s.db.Conn(ctx)
+	if err != nil {
+		return fmt.Errorf("close duckdb: %w", err)
+	}
+	defer conn.Close()
+	for _, stmt := range []string{"USE memory", "DETACH " + callsCatalog, "DETACH " + catalog} {
+		if _, err := conn.ExecContext(ctx, stmt); err != nil {
+			return fmt.Errorf("close duckdb: %s: %w", stmt, err)
+		}
+	}
+	return nil
+}

@@ -97,7 +97,7 @@ func (s *Store) DB() *sql.DB { return s.db }
 // Close closes the database; committed data is in the file and its WAL.
 func (s *Store) Close() error {
 	s.stopWatchdog()
-	err := s.db.Close()
+	err := errors.Join(s.detach(), s.db.Close())
 	s.dumps.dec.Close()
 	if s.ownsBlobDir {
 		err = errors.Join(err, os.RemoveAll(s.blobDir))
