@@ -14,10 +14,9 @@ import (
 // makes them durable; crash drops what was not checkpointed.
 type checkpointingStore struct {
 	*fakeStore
-	mu          sync.Mutex
-	durable     map[string]storage.CallPart
-	refuse      bool // CheckpointCalls fails
-	checkpoints int
+	mu      sync.Mutex
+	durable map[string]storage.CallPart
+	refuse  bool // CheckpointCalls fails
 }
 
 func newCheckpointingStore() *checkpointingStore {
@@ -35,7 +34,6 @@ func (s *checkpointingStore) CheckpointCalls(context.Context) error {
 	s.fakeStore.mu.Lock()
 	s.durable = maps.Clone(s.fakeStore.calls)
 	s.fakeStore.mu.Unlock()
-	s.checkpoints++
 	return nil
 }
 

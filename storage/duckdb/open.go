@@ -17,7 +17,7 @@ const catalog = "weft"
 
 // callsCatalog holds the calls table, in its own file (CallsFileName) so
 // that its writes can skip DuckDB's write-ahead log while every other
-// table keeps it (see Options.CallsUnlogged and docs/adr/0001).
+// table keeps it (see Options.CallsUnlogged and docs/adr/0017).
 const callsCatalog = "weft_calls"
 
 // CallsFileName is the calls database file inside the data directory.
@@ -41,12 +41,13 @@ func openDB(dir string, callsUnlogged bool) (*sql.DB, error) {
 	if dir != "" {
 		mainPath, callsPath = filepath.Join(dir, FileName), filepath.Join(dir, CallsFileName)
 	}
-	callsOpts := fmt.Sprintf("ROW_GROUP_SIZE %d", rowGroupRows)
+	mainOpts := fmt.Sprintf("ROW_GROUP_SIZE %d", rowGroupRows)
+	callsOpts := mainOpts
 	if callsUnlogged {
 		callsOpts += ", RECOVERY_MODE no_wal_writes"
 	}
 	init := []string{
-		attachSQL(mainPath, catalog, fmt.Sprintf("ROW_GROUP_SIZE %d", rowGroupRows)),
+		attachSQL(mainPath, catalog, mainOpts),
 		attachSQL(callsPath, callsCatalog, callsOpts),
 		"USE " + catalog,
 		searchPathSQL,

@@ -94,7 +94,8 @@ func OpenWithOptions(ctx context.Context, dir string, opts Options, logger *slog
 // DB exposes the handle to sibling files of this package's tests.
 func (s *Store) DB() *sql.DB { return s.db }
 
-// Close closes the database; committed data is in the file and its WAL.
+// Close checkpoints and closes both database files: committed data is in
+// the files (and the main file's WAL), unlogged calls included.
 func (s *Store) Close() error {
 	s.stopWatchdog()
 	err := errors.Join(s.detach(), s.db.Close())
