@@ -25,6 +25,8 @@ func benchCalls(ctx context.Context, t *target, o options) error {
 	r.print("calls")
 	fmt.Printf("  peak RSS    %s\n", t.peakRSS())
 	t.stored, t.unit = o.calls, "call"
+	sample := batchBody(rand.New(rand.NewPCG(0, 7)), newTextPool(1<<16, max(o.payload-60, 0)/2), o.project, 0, max(o.batch, 1))
+	t.wireBytes = float64(len(sample)) / float64(max(o.batch, 1))
 	if o.visibleURL == "" {
 		return nil
 	}

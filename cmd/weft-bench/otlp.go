@@ -26,6 +26,12 @@ import (
 // window, ack latency, peak RSS and the bytes stored per span.
 func benchOTLP(ctx context.Context, t *target, o options) error {
 	pool := newTextPool(1<<16, max(o.payload-400, 0)/2)
+	sample, err := llmSpans(rand.New(rand.NewPCG(0, 0)), pool, o.project, max(o.batch, 1)).MarshalProto()
+	if err != nil {
+		return err
+	}
+	t.wireBytes = float64(len(sample)) / float64(max(o.batch, 1))
+	fmt.Printf("otlp: %.0f bytes per span on the wire (protobuf, uncompressed)\n", t.wireBytes)
 	stored := 0
 	for _, transport := range strings.Split(o.transports, ",") {
 		if transport == "grpc" && t.grpcAddr == "" {

@@ -21,8 +21,10 @@ type target struct {
 	// on disk once the server has shut down and drained its logs.
 	stored int
 	unit   string
-	cmd    *exec.Cmd
-	tmpDir string
+	// wireBytes is what one record takes on the wire, when known.
+	wireBytes float64
+	cmd       *exec.Cmd
+	tmpDir    string
 }
 
 func connect(ctx context.Context, o options) (*target, error) {
@@ -122,7 +124,12 @@ func (t *target) close() {
 			_ = t.cmd.Process.Kill()
 		}
 		if t.stored > 0 {
-			fmt.Printf("  on disk     %.0f bytes per stored %s (data dir after shutdown)\n", float64(diskBytes(t.dataDir))/float64(t.stored), t.unit)
+			perRecord := float64(diskBytes(t.dataDir)) / float64(t.stored)
+			fmt.Printf("  on disk     %.0f bytes per stored %s (data dir after shutdown)", perRecord, t.unit)
+			if t.wireBytes > 0 {
+				fmt.Printf(", %.2f of its wire size", perRecord/t.wireBytes)
+			}
+			fmt.Println()
 		}
 	}
 	if t.tmpDir != "" {

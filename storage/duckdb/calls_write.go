@@ -40,6 +40,10 @@ func mergeSQL() string {
 		if c == "display_name" { // a rename outlives a start that comes after it
 			cond += " AND NOT coalesce(calls.renamed, false)"
 		}
+		if c == "otel_dump" {
+			set = append(set, "otel_dump = CASE WHEN a.has_start THEN a.otel_dump WHEN "+keepsOutputSQL+" ELSE calls.otel_dump END")
+			continue
+		}
 		set = append(set, fmt.Sprintf("%s = CASE WHEN %s THEN a.%s ELSE calls.%s END", c, cond, c, c))
 	}
 	for _, c := range endColumns {
@@ -54,6 +58,12 @@ func mergeSQL() string {
 		"WHEN MATCHED THEN UPDATE SET " + strings.Join(set, ", ") +
 		" WHEN NOT MATCHED THEN INSERT (" + strings.Join(stageColumns, ", ") + ") VALUES (" + strings.Join(vals, ", ") + ")"
 }
+
+// keepsOutputSQL is the CASE branch by which an end part that replaces
+// the output of a row whose dump references it keeps that output inside
+// the dump ("o=" form, see dumprefs.go).
+const keepsOutputSQL = "a.has_end AND starts_with(calls.otel_dump, '" + refPrefix + "') AND contains(calls.otel_dump, chr(1) || 'o') " +
+	"THEN '" + embeddedOutputPrefix + "' || strlen(coalesce(calls.output, '')) || ':' || coalesce(calls.output, '') || calls.otel_dump"
 
 func stageTypes() ([]duckdbdriver.TypeInfo, error) {
 	mk := func(t duckdbdriver.Type) duckdbdriver.TypeInfo {

@@ -119,27 +119,28 @@ func TestQueryCallsPagesLongStreams(t *testing.T) {
 	}
 }
 
-func TestOtelDumpIsStoredCompressedAndReadBack(t *testing.T) {
+func TestOtelDumpIsStoredOnceAndReadBack(t *testing.T) {
 	s := openTestStore(t)
 	ctx := context.Background()
-	dump := json.RawMessage(`{"name":"chat","attributes":{"gen_ai.prompt":"` + strings.Repeat("lorem ipsum ", 200) + `"}}`)
 	now := time.Now().UTC()
-	// Text that compresses poorly is kept as it came: base64 would make
-	// it a third larger.
-	var noise strings.Builder
-	for i := range 400 {
-		fmt.Fprintf(&noise, "%x", uint32(i)*2654435761)
+	msgs := `[{"role":"user","content":"` + strings.Repeat("lorem ipsum ", 20) + `"}]`
+	answer := `[{"role":"assistant","content":"` + strings.Repeat("dolor sit amet ", 20) + `"}]`
+	dump := json.RawMessage(`{"name":"chat","attributes":{"gen_ai":{"input":{"messages":` + msgs + `},"output":{"messages":` + answer + `}}}}`)
+	notUTF8 := json.RawMessage("{\"name\":\"\xff\"}")
+	part := func(kind storage.PartKind, id string, d json.RawMessage, output string) *storage.CallPart {
+		return &storage.CallPart{Kind: kind, Call: storage.Call{ProjectID: "e/p", ID: id, TraceID: "t", OpName: "chat",
+			StartedAt: now, EndedAt: &now, OtelDump: d, Attributes: json.RawMessage(`{}`),
+			Inputs: json.RawMessage(`{"gen_ai.input.messages":` + msgs + `}`), Output: json.RawMessage(output)}}
 	}
-	poor := json.RawMessage(`{"name":"chat","attributes":{"blob":"` + noise.String() + `"}}`)
-	for id, d := range map[string]json.RawMessage{"s1": dump, "poor": poor} {
-		part := storage.CallPart{Kind: storage.PartComplete, Call: storage.Call{ProjectID: "e/p", ID: id, TraceID: "t", OpName: "chat",
-			StartedAt: now, EndedAt: &now, OtelDump: d, Attributes: json.RawMessage(`{}`), Inputs: json.RawMessage(`{}`)}}
-		if _, err := s.WriteCallOps(ctx, []storage.CallOp{{Part: &part}}); err != nil {
+	write := func(p *storage.CallPart) {
+		t.Helper()
+		if _, err := s.WriteCallOps(ctx, []storage.CallOp{{Part: p}}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	// Dumps as stores written by earlier versions hold them read too:
-	// plain text, and zstd-compressed.
+	write(part(storage.PartComplete, "s1", dump, `{"gen_ai.output.messages":`+answer+`}`))
+	write(part(storage.PartComplete, "bytes", notUTF8, `null`))
+	// Earlier versions stored dumps plain, and compressed with zstd.
 	old, err := zstd.NewWriter(nil)
 	if err != nil {
 		t.Fatal(err)
@@ -151,27 +152,77 @@ func TestOtelDumpIsStoredCompressedAndReadBack(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	var stored, storedPoor string
+	var stored string
 	if err := s.db.QueryRowContext(ctx, `SELECT otel_dump FROM calls WHERE id = 's1'`).Scan(&stored); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasPrefix(stored, s2Prefix) || len(stored) >= len(dump)/2 {
-		t.Fatalf("stored dump is %d bytes for a %d-byte span: %.40s", len(stored), len(dump), stored)
+	if !strings.HasPrefix(stored, refPrefix) || len(stored) > len(dump)-len(msgs)-len(answer)+40 {
+		t.Fatalf("stored dump is %d bytes for a %d-byte span: %q", len(stored), len(dump), stored)
 	}
-	if err := s.db.QueryRowContext(ctx, `SELECT otel_dump FROM calls WHERE id = 'poor'`).Scan(&storedPoor); err != nil {
-		t.Fatal(err)
+	want := map[string]string{"s1": string(dump), "bytes": string(notUTF8), "plain": `{"plain":true}`, "zstd": `{"zstd":true}`}
+	readDumps(t, s, want)
+	// An end that replaces the output the dump referenced leaves the dump
+	// as it was, however often it comes.
+	for _, later := range []string{`{"text":"a later answer"}`, `{"text":"and another"}`} {
+		write(part(storage.PartEnd, "s1", nil, later))
+		readDumps(t, s, want)
 	}
-	if storedPoor != string(poor) {
-		t.Fatalf("a dump compression cannot shrink is stored as %d bytes for %d: %.40s", len(storedPoor), len(poor), storedPoor)
-	}
+	// A new start replaces the dump.
+	write(part(storage.PartStart, "s1", json.RawMessage(`{"name":"again","input":`+msgs+`}`), ``))
+	want["s1"] = `{"name":"again","input":` + msgs + `}`
+	readDumps(t, s, want)
+}
+
+func readDumps(t *testing.T, s *Store, want map[string]string) {
+	t.Helper()
 	got := map[string]string{}
-	for c, err := range s.QueryCalls(ctx, storage.CallsQuery{ProjectID: "e/p"}) {
+	for c, err := range s.QueryCalls(context.Background(), storage.CallsQuery{ProjectID: "e/p"}) {
 		if err != nil {
 			t.Fatal(err)
 		}
 		got[c.ID] = string(c.OtelDump)
 	}
-	if got["s1"] != string(dump) || got["poor"] != string(poor) || got["plain"] != `{"plain":true}` || got["zstd"] != `{"zstd":true}` {
-		t.Fatalf("dumps read back: %.60q / %q / %q", got["s1"], got["plain"], got["zstd"])
+	for id, w := range want {
+		if got[id] != w {
+			t.Errorf("dump of %s read back as %.80q, want %.80q", id, got[id], w)
+		}
+	}
+}
+
+func TestLargeTextColumnsAreCompressed(t *testing.T) {
+	s := openTestStore(t)
+	ctx := context.Background()
+	now := time.Now().UTC()
+	ops := make([]storage.CallOp, 3000)
+	for i := range ops {
+		text := fmt.Sprintf(`{"text":"%s %d"}`, strings.Repeat("many words repeat in prompts ", 10), i)
+		ops[i].Part = &storage.CallPart{Kind: storage.PartComplete, Call: storage.Call{ProjectID: "e/p", ID: fmt.Sprint(i),
+			TraceID: "t", OpName: "chat", StartedAt: now, EndedAt: &now, Inputs: json.RawMessage(text),
+			Output: json.RawMessage(text), OtelDump: json.RawMessage(`{"span":` + text + `}`)}}
+	}
+	if _, err := s.WriteCallOps(ctx, ops); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.db.ExecContext(ctx, "FORCE CHECKPOINT "+callsCatalog); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT column_name, string_agg(DISTINCT compression, ',' ORDER BY compression)
+		FROM pragma_storage_info('`+callsCatalog+`.main.calls') WHERE column_name IN ('inputs', 'output', 'otel_dump') AND segment_type = 'VARCHAR' GROUP BY 1`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	n := 0
+	for rows.Next() {
+		var col, compression string
+		if err := rows.Scan(&col, &compression); err != nil {
+			t.Fatal(err)
+		}
+		if n++; compression != "ZSTD" {
+			t.Errorf("%s is stored with %s, want ZSTD", col, compression)
+		}
+	}
+	if n != 3 {
+		t.Fatalf("storage info for %d of the 3 columns", n)
 	}
 }

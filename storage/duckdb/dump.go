@@ -13,14 +13,20 @@ import (
 	"github.com/weftdev/weft/storage"
 )
 
-// The raw OTel span of a call (otel_dump) is as large as its mapped
-// attributes and is only ever read back whole, never filtered on. It is
-// kept compressed, as text so the column stays VARCHAR: a codec prefix
-// followed by base64. S2 compresses a ~1.5 KB span in 0.6 µs where zstd's
-// fastest level took 5.4 µs for a fifth fewer bytes; at ingest rates of
-// tens of thousands of spans a second the CPU matters more. Values written
-// by earlier versions carry the zstd prefix and are still read; values
-// without a prefix are plain JSON.
+// The raw OTel span of a call (otel_dump) is only ever read back whole,
+// never filtered on. Its stored forms, told apart by their first bytes:
+//
+//   - plain JSON, as received;
+//   - "r:", JSON whose values repeated in the row's inputs and output are
+//     references to them (see dumprefs.go), and "o=", that form with the
+//     output it references kept inside;
+//   - "s2:" and base64, S2-compressed: a dump that is not valid UTF-8,
+//     which a VARCHAR cannot hold. Earlier versions used it for any dump
+//     it shrank, and "zstd:" before that; both are still read.
+//
+// Compression is otherwise the column's (zstd, see 0001_calls.sql): it
+// sees the whole column segment, where one dump compressed alone, then
+// base64-encoded, was rarely smaller than it came.
 const (
 	s2Prefix   = "s2:"
 	zstdPrefix = "zstd:"
@@ -40,35 +46,42 @@ func newDumpCodec() (*dumpCodec, error) {
 	return &dumpCodec{dec: dec}, nil
 }
 
-// pack returns the stored form of a dump (nil stays NULL): compressed
-// when that makes it smaller, else the JSON itself, which readers tell
-// from the compressed forms by its first byte. Base64 adds a third, so
-// text that compresses poorly (long generated text, encoded payloads) was
-// stored larger than it arrived. A VARCHAR cannot hold invalid UTF-8, so
-// such a dump is compressed whatever the size.
-func (c *dumpCodec) pack(dump json.RawMessage) any {
+// pack returns the stored form of a part's dump (nil stays NULL). A
+// part's inputs may be referenced when it carries the start side, which
+// writes them with the dump; its output only when it carries both.
+func (c *dumpCodec) pack(p *storage.CallPart) any {
+	dump := p.Call.OtelDump
 	if dump == nil {
 		return nil
 	}
-	z := s2.Encode(make([]byte, s2.MaxEncodedLen(len(dump))), dump)
-	n := len(s2Prefix) + base64.RawStdEncoding.EncodedLen(len(z))
-	if n >= len(dump) && utf8.Valid(dump) {
-		return string(dump)
+	if !utf8.Valid(dump) {
+		z := s2.Encode(make([]byte, s2.MaxEncodedLen(len(dump))), dump)
+		out := make([]byte, len(s2Prefix)+base64.RawStdEncoding.EncodedLen(len(z)))
+		copy(out, s2Prefix)
+		base64.RawStdEncoding.Encode(out[len(s2Prefix):], z)
+		return string(out)
 	}
-	out := make([]byte, n)
-	copy(out, s2Prefix)
-	base64.RawStdEncoding.Encode(out[len(s2Prefix):], z)
-	return string(out)
+	var sources []refSource
+	if p.Kind.HasStart() {
+		sources = append(sources, refSource{column: 'i', text: p.Call.Inputs})
+		if p.Kind.HasEnd() {
+			sources = append(sources, refSource{column: 'o', text: p.Call.Output})
+		}
+	}
+	if packed := withRefs(dump, sources...); packed != nil {
+		return string(packed)
+	}
+	return string(dump)
 }
 
 // packAll packs the raw spans of ops, the second half on another
 // goroutine: the store's single writer is the ingest path's narrowest
-// point, and compressing spans was a tenth of its work.
+// point.
 func (c *dumpCodec) packAll(ops []storage.CallOp) []any {
 	out := make([]any, len(ops))
 	pack := func(from, to int) {
 		for i := from; i < to; i++ {
-			out[i] = c.pack(ops[i].Part.Call.OtelDump)
+			out[i] = c.pack(ops[i].Part)
 		}
 	}
 	half := len(ops) / 2
@@ -86,8 +99,11 @@ func (c *dumpCodec) packAll(ops []storage.CallOp) []any {
 	return out
 }
 
-// unpack restores a stored dump.
+// unpack restores a dump as the read expression returns it.
 func (c *dumpCodec) unpack(stored string) (json.RawMessage, error) {
+	if strings.HasPrefix(stored, refPrefix) || strings.HasPrefix(stored, embeddedOutputPrefix) {
+		return restoreRefs(stored)
+	}
 	if body, ok := strings.CutPrefix(stored, s2Prefix); ok {
 		z, err := base64.RawStdEncoding.DecodeString(body)
 		if err != nil {

@@ -84,10 +84,14 @@ func (g *otelBenchGen) batch(n, size int, now time.Time) []storage.CallOp {
 	ended := now.Add(420 * time.Millisecond)
 	for i := range ops {
 		in, out := sentence(g.rng, g.words, 300), sentence(g.rng, g.words, 300)
-		inputs := json.RawMessage(`{"messages":[{"role":"user","content":"` + in + `"}]}`)
-		output := json.RawMessage(`{"messages":[{"role":"assistant","content":"` + out + `"}]}`)
-		dump := json.RawMessage(`{"name":"chat gpt-4o","attributes":{"gen_ai":{"input":{"messages":"[{\"role\":\"user\",\"content\":\"` + in +
-			`\"}]"},"output":{"messages":"[{\"role\":\"assistant\",\"content\":\"` + out + `\"}]"}}}}`)
+		// As the OTLP mapper writes them: the messages once as inputs and
+		// output, and again inside the raw span.
+		inMsgs := `[{"role":"user","content":"` + in + `"}]`
+		outMsgs := `[{"role":"assistant","content":"` + out + `"}]`
+		inputs := json.RawMessage(`{"gen_ai.input.messages":` + inMsgs + `}`)
+		output := json.RawMessage(`{"gen_ai.output.messages":` + outMsgs + `}`)
+		dump := json.RawMessage(`{"name":"chat gpt-4o","attributes":{"gen_ai":{"input":{"messages":` + inMsgs +
+			`},"output":{"messages":` + outMsgs + `}}}}`)
 		ops[i] = storage.CallOp{Part: &storage.CallPart{Kind: storage.PartComplete, Call: storage.Call{
 			ProjectID: "bench/otel", ID: benchCallID(n, i), TraceID: benchTraceID(n, i, size),
 			ParentID: "a1b2c3d4e5f60718", OpName: "chat gpt-4o", StartedAt: now, EndedAt: &ended,

@@ -31,6 +31,11 @@ const CallsFileName = "calls.duckdb"
 // slower. Row groups already in a file keep their size.
 const rowGroupRows = 16384
 
+// callsStorageVersion is the calls file's format: the first that
+// compresses text with zstd. Attaching a file of an older format upgrades
+// it, after which a build on DuckDB before 1.5 cannot open it.
+const callsStorageVersion = "v1.5.0"
+
 // openDB opens the database files in dir, or in-memory databases when dir
 // is empty. The files are attached to an in-memory instance, because only
 // ATTACH takes the row group size and the recovery mode; every pooled
@@ -42,7 +47,7 @@ func openDB(dir string, callsUnlogged bool) (*sql.DB, error) {
 		mainPath, callsPath = filepath.Join(dir, FileName), filepath.Join(dir, CallsFileName)
 	}
 	mainOpts := fmt.Sprintf("ROW_GROUP_SIZE %d", rowGroupRows)
-	callsOpts := mainOpts
+	callsOpts := mainOpts + ", STORAGE_VERSION '" + callsStorageVersion + "'"
 	if callsUnlogged {
 		callsOpts += ", RECOVERY_MODE no_wal_writes"
 	}

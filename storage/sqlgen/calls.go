@@ -225,6 +225,8 @@ func selectList(d Dialect, q storage.CallsQuery) []string {
 			}
 		case sel != nil && !sel[col]:
 			out[i] = "NULL"
+		case col == "otel_dump":
+			out[i] = d.RawSpanText("c")
 		case isJSONColumn(col):
 			out[i] = d.JSONText("c." + col)
 		default:

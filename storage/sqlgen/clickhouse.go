@@ -101,6 +101,9 @@ func (d ClickHouse) PageJoin(page, table, alias, project string) string {
 // JSONText implements Dialect: JSON is stored as String text.
 func (ClickHouse) JSONText(col string) string { return col }
 
+// RawSpanText implements Dialect: the dump is stored as it came.
+func (ClickHouse) RawSpanText(alias string) string { return alias + ".otel_dump" }
+
 // JSONPath implements Dialect: the keys as a JSON array of strings, which
 // chRawAt folds over.
 func (ClickHouse) JSONPath(segs []querylang.Segment) string {

@@ -41,6 +41,10 @@ type Dialect interface {
 
 	// JSONText renders a JSON column as its text, for scanning.
 	JSONText(col string) string
+	// RawSpanText renders the otel_dump column of the row aliased alias
+	// for the store's reader to decode; an engine whose stored form refers
+	// to other columns of the row folds them in.
+	RawSpanText(alias string) string
 	// JSONPath encodes a field path into the value bound for the path
 	// argument of JSONValue and JSONExists. An empty path is the document.
 	JSONPath(segs []querylang.Segment) string

@@ -59,6 +59,17 @@ func (d DuckDB) PageJoin(page, table, alias, _ string) string {
 // JSONText implements Dialect.
 func (DuckDB) JSONText(col string) string { return "CAST(" + col + " AS VARCHAR)" }
 
+// RawSpanText implements Dialect: a dump stored with references into the
+// row's inputs and output ("r:", or "o=" when it keeps the output it
+// referenced) comes back followed by them, as the store's reader expects:
+// "\x03", the byte length of the inputs, ':', the inputs, the output.
+func (DuckDB) RawSpanText(alias string) string {
+	d, in, out := alias+".otel_dump", alias+".inputs", alias+".output"
+	return "CASE WHEN starts_with(" + d + ", 'r:') OR starts_with(" + d + ", 'o=') THEN " +
+		d + " || chr(3) || coalesce(strlen(" + in + "), 0) || ':' || coalesce(" + in + ", '') || coalesce(" + out + ", '') " +
+		"ELSE " + d + " END"
+}
+
 // JSONPath implements Dialect with an RFC 6901 JSON pointer.
 func (DuckDB) JSONPath(segs []querylang.Segment) string {
 	var sb strings.Builder
