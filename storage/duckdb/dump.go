@@ -54,13 +54,6 @@ func (c *dumpCodec) pack(p *storage.CallPart) any {
 	if dump == nil {
 		return nil
 	}
-	if !utf8.Valid(dump) {
-		z := s2.Encode(make([]byte, s2.MaxEncodedLen(len(dump))), dump)
-		out := make([]byte, len(s2Prefix)+base64.RawStdEncoding.EncodedLen(len(z)))
-		copy(out, s2Prefix)
-		base64.RawStdEncoding.Encode(out[len(s2Prefix):], z)
-		return string(out)
-	}
 	var sources []refSource
 	if p.Kind.HasStart() {
 		sources = append(sources, refSource{column: 'i', text: p.Call.Inputs})
@@ -68,10 +61,19 @@ func (c *dumpCodec) pack(p *storage.CallPart) any {
 			sources = append(sources, refSource{column: 'o', text: p.Call.Output})
 		}
 	}
-	if packed := withRefs(dump, sources...); packed != nil {
+	// Only the bytes left in the dump need checking: referenced ones are
+	// the inputs' and output's, which the VARCHAR columns check.
+	if packed := withRefs(dump, sources...); packed != nil && utf8.Valid(packed) {
 		return string(packed)
 	}
-	return string(dump)
+	if utf8.Valid(dump) {
+		return string(dump)
+	}
+	z := s2.Encode(make([]byte, s2.MaxEncodedLen(len(dump))), dump)
+	out := make([]byte, len(s2Prefix)+base64.RawStdEncoding.EncodedLen(len(z)))
+	copy(out, s2Prefix)
+	base64.RawStdEncoding.Encode(out[len(s2Prefix):], z)
+	return string(out)
 }
 
 // packAll packs the raw spans of ops, the second half on another

@@ -45,3 +45,70 @@ func TestIDFilterGrowsWithoutLosingKeys(t *testing.T) {
 		})
 	}
 }
+
+func TestBlockBloomMeetsItsFalsePositiveRate(t *testing.T) {
+	for _, tc := range []struct {
+		falseRate float64
+		keys      int
+	}{
+		{1e-2, 20_000},
+		{1e-3, 100_000},
+		{1e-4, 200_000},
+	} {
+		t.Run(fmt.Sprint(tc.falseRate), func(t *testing.T) {
+			f := newIDFilterSized(uint(tc.keys), tc.falseRate)
+			for i := range tc.keys {
+				f.add("e/p", fmt.Sprint(i))
+			}
+			if len(f.stages) != 1 {
+				t.Fatalf("%d stages for keys within capacity", len(f.stages))
+			}
+			probes := int(100 / tc.falseRate)
+			falsePositives := 0
+			for i := range probes {
+				if f.mayContain("e/q", fmt.Sprint(i)) {
+					falsePositives++
+				}
+			}
+			// The layout is computed for a full filter; allow for sampling.
+			if rate := float64(falsePositives) / float64(probes); rate > 1.4*tc.falseRate {
+				t.Errorf("false-positive rate %.2g at capacity, want about %.2g", rate, tc.falseRate)
+			}
+		})
+	}
+}
+
+func TestBlockLayout(t *testing.T) {
+	for _, tc := range []struct {
+		falseRate        float64
+		minBits, maxBits float64
+	}{
+		{1e-2, 9, 12},  // a classic filter needs 9.6
+		{1e-6, 36, 44}, // 28.8
+	} {
+		bitsPerKey, k := blockLayout(tc.falseRate)
+		if bitsPerKey < tc.minBits || bitsPerKey > tc.maxBits || k < 4 || k > 32 {
+			t.Errorf("falseRate %g: %.1f bits per key, %d bits set; want %.0f-%.0f bits", tc.falseRate, bitsPerKey, k, tc.minBits, tc.maxBits)
+		}
+	}
+}
+
+// BenchmarkIDFilter times what the writer does per stored call at 10M
+// calls: test the key, then add it.
+func BenchmarkIDFilter(b *testing.B) {
+	f := newIDFilter(0)
+	keys := make([]string, 10_000_000)
+	for i := range keys {
+		keys[i] = fmt.Sprintf("%016x", uint64(i)*0x9e3779b97f4a7c15)
+	}
+	for _, k := range keys[:len(keys)-100_000] {
+		f.add("bench/p", k)
+	}
+	b.ResetTimer()
+	for i := range b.N {
+		k := keys[len(keys)-100_000+i%100_000]
+		if !f.mayContain("bench/p", k) {
+			f.add("bench/p", k)
+		}
+	}
+}
