@@ -71,8 +71,8 @@ func (t *Time) unmarshal(b []byte) error {
 	if bytes.Equal(b, []byte("null")) {
 		return nil
 	}
-	var s string
-	if err := json.Unmarshal(b, &s); err != nil {
+	s, err := timeText(b)
+	if err != nil {
 		return err
 	}
 	v, ok := parseISO(s)
@@ -81,6 +81,17 @@ func (t *Time) unmarshal(b []byte) error {
 	}
 	t.Time = v
 	return nil
+}
+
+// timeText is the text of a JSON string; a datetime rarely needs
+// unescaping, so only an escaped one goes through encoding/json.
+func timeText(b []byte) (string, error) {
+	if len(b) >= 2 && b[0] == '"' && b[len(b)-1] == '"' && bytes.IndexByte(b[1:len(b)-1], '\\') < 0 && bytes.IndexByte(b[1:len(b)-1], '"') < 0 {
+		return string(b[1 : len(b)-1]), nil
+	}
+	var s string
+	err := json.Unmarshal(b, &s)
+	return s, err
 }
 
 // MarshalJSON implements json.Marshaler.

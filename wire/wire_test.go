@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -214,6 +215,36 @@ func FuzzSplitTop(f *testing.F) {
 			if !bytes.Equal(bytes.TrimSpace(fast[k]), bytes.TrimSpace(v)) {
 				t.Fatalf("member %q: %q vs %q", k, fast[k], v)
 			}
+		}
+	})
+}
+
+// FuzzDecodeValueMatchesEncodingJSON checks the fast decoder against
+// encoding/json on the bodies of the write endpoints: whatever one
+// accepts the other accepts, with the same result.
+func FuzzDecodeValueMatchesEncodingJSON(f *testing.F) {
+	for _, s := range []string{
+		`{"project_id":"e/p","id":"c","trace_id":"t","op_name":"o","started_at":"2025-01-01T00:00:00.5Z","attributes":{"a":[1,2]},"inputs":{"x":"\u00e9\n"}}`,
+		`{"Project_ID":"e/p","op_name":"o","started_at":1735689600.25,"inputs":{},"unknown":{"nested":true}}`,
+		`{"project_id":"e/p","id":"c","ended_at":"2025-01-01T00:00:01Z","output":[1,"two",null],"summary":{"usage":{}},"exception":null}`,
+		`{"project_id":"e/p","id":"c","id":"d","started_at":"2025-01-01T00:00:00Z"}`,
+		`{"project_id":1}`, `{"started_at":"not a time"}`, `{"inputs":{"a":"\ud800"}}`, `[]`, `"x"`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, val []byte) {
+		var fastStart, stdStart StartedCall
+		fastErr, stdErr := decodeValue(val, &fastStart), json.Unmarshal(val, &stdStart)
+		if (fastErr == nil) != (stdErr == nil) {
+			t.Fatalf("%q: fast decoder %v, encoding/json %v", val, fastErr, stdErr)
+		}
+		if fastErr == nil && !reflect.DeepEqual(fastStart, stdStart) {
+			t.Fatalf("%q: fast decoder %+v, encoding/json %+v", val, fastStart, stdStart)
+		}
+		var fastEnd, stdEnd EndedCall
+		fastErr, stdErr = decodeValue(val, &fastEnd), json.Unmarshal(val, &stdEnd)
+		if (fastErr == nil) != (stdErr == nil) || (fastErr == nil && !reflect.DeepEqual(fastEnd, stdEnd)) {
+			t.Fatalf("%q: fast decoder %+v (%v), encoding/json %+v (%v)", val, fastEnd, fastErr, stdEnd, stdErr)
 		}
 	})
 }
