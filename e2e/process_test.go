@@ -123,8 +123,20 @@ func startWeftCmd(t *testing.T, cmd *exec.Cmd) *process {
 		for range lines {
 		}
 	}()
-	t.Cleanup(func() { p.kill() })
+	t.Cleanup(func() {
+		p.kill()
+		if t.Failed() {
+			t.Logf("%s %s stderr (last 4 KB):\n%s", filepath.Base(cmd.Path), cmd.Args[1], tail(p.stderr.Bytes(), 4096))
+		}
+	})
 	return p
+}
+
+func tail(b []byte, n int) []byte {
+	if len(b) > n {
+		return b[len(b)-n:]
+	}
+	return b
 }
 
 // KeyPrefix starts every key weft issues.

@@ -1,6 +1,7 @@
 package duckdb
 
 import (
+	"iter"
 	"math"
 	"math/bits"
 )
@@ -63,36 +64,39 @@ func (b *blockBloom) block(h uint64) *[blockBits / 64]uint64 {
 	return &b.blocks[i]
 }
 
-// The k bit positions of a key in its block take nine bits each from a
-// SplitMix64 stream seeded by the key's hash (seven per word). Positions
-// made by double hashing (start + i*step) fell on too few distinct
-// patterns in 512 bits and tripled the false-positive rate.
+// positions yields a key's k bit positions in its block, nine bits each
+// from a SplitMix64 stream seeded by the key's hash (seven per word).
+// Positions made by double hashing (start + i*step) fell on too few
+// distinct patterns in 512 bits and tripled the false-positive rate.
+func (b *blockBloom) positions(h uint64) iter.Seq[uint64] {
+	return func(yield func(uint64) bool) {
+		var g uint64
+		for i := range b.k {
+			if i%7 == 0 {
+				h += 0x9e3779b97f4a7c15
+				g = mix64(h)
+			}
+			if !yield(g % blockBits) {
+				return
+			}
+			g /= blockBits
+		}
+	}
+}
 
 func (b *blockBloom) add(h uint64) {
 	block := b.block(h)
-	var g uint64
-	for i := range b.k {
-		if i%7 == 0 {
-			h += 0x9e3779b97f4a7c15
-			g = mix64(h)
-		}
-		block[g%blockBits/64] |= 1 << (g % 64)
-		g /= blockBits
+	for pos := range b.positions(h) {
+		block[pos/64] |= 1 << (pos % 64)
 	}
 }
 
 func (b *blockBloom) test(h uint64) bool {
 	block := b.block(h)
-	var g uint64
-	for i := range b.k {
-		if i%7 == 0 {
-			h += 0x9e3779b97f4a7c15
-			g = mix64(h)
-		}
-		if block[g%blockBits/64]&(1<<(g%64)) == 0 {
+	for pos := range b.positions(h) {
+		if block[pos/64]&(1<<(pos%64)) == 0 {
 			return false
 		}
-		g /= blockBits
 	}
 	return true
 }

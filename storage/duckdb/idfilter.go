@@ -47,9 +47,13 @@ func newIDFilterSized(capacity uint, falseRate float64) *idFilter {
 
 // hash hashes a key; the filter lives in memory only, so its seed is
 // random.
-func (f *idFilter) hash(project, id string) uint64 {
+func (f *idFilter) hash(project, id string) uint64 { return projectIDHash(f.seed, project, id) }
+
+// projectIDHash hashes a project-scoped id; the project keeps equal ids
+// of two projects apart.
+func projectIDHash(seed maphash.Seed, project, id string) uint64 {
 	var h maphash.Hash
-	h.SetSeed(f.seed)
+	h.SetSeed(seed)
 	h.WriteString(project)
 	h.WriteByte(0)
 	h.WriteString(id)

@@ -99,16 +99,8 @@ func (r *openRun) reset() {
 	*r = openRun{calls: make(map[uint64]struct{}), traces: make(map[uint64]struct{})}
 }
 
-// key hashes a project-scoped id; the project keeps equal ids of two
-// projects apart.
-func (l *callLocator) key(project, id string) uint64 {
-	var h maphash.Hash
-	h.SetSeed(l.seed)
-	h.WriteString(project)
-	h.WriteByte(0)
-	h.WriteString(id)
-	return h.Sum64()
-}
+// key hashes a project-scoped id.
+func (l *callLocator) key(project, id string) uint64 { return projectIDHash(l.seed, project, id) }
 
 // record notes a start part about to be stored.
 func (l *callLocator) record(project, id, traceID string, started time.Time) {
