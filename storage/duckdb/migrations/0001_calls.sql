@@ -9,7 +9,8 @@
 -- The large text columns are zstd-compressed (a file of storage version
 -- v1.5.0, see open.go): DuckDB's own choice for them was no compression
 -- at all, which stored a span in more bytes than it took on the wire.
--- Tables made before keep the compression they were made with.
+-- A table made before keeps its declarations (DuckDB then chooses
+-- dictionary and FSST for these columns).
 CREATE TABLE IF NOT EXISTS calls (
     project_id      VARCHAR   NOT NULL,
     id              VARCHAR   NOT NULL,
