@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/weftdev/weft/storage"
 )
@@ -98,12 +99,29 @@ func (s *Store) DB() *sql.DB { return s.db }
 // the files (and the main file's WAL), unlogged calls included.
 func (s *Store) Close() error {
 	s.stopWatchdog()
+	s.awaitConnsReturned(closeWait)
 	err := errors.Join(s.detach(), s.db.Close())
 	s.dumps.dec.Close()
 	if s.ownsBlobDir {
 		err = errors.Join(err, os.RemoveAll(s.blobDir))
 	}
 	return err
+}
+
+// closeWait bounds how long Close waits for connections still in use.
+const closeWait = 5 * time.Second
+
+// awaitConnsReturned waits, up to max, until no connection is in use.
+// When a transaction's context is canceled (as at shutdown), database/sql
+// rolls it back on a goroutine of its own, after its caller has returned;
+// DuckDB then closed the database files only when that connection was
+// done, after Close had returned, while a caller (a test's cleanup, a
+// backup) already used the directory.
+func (s *Store) awaitConnsReturned(max time.Duration) {
+	deadline := time.Now().Add(max)
+	for s.db.Stats().InUse > 0 && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
 }
 
 // Capabilities reports the optional features of this backend.
