@@ -18,9 +18,13 @@ type callsPlan struct {
 	project string   // placeholder of the project id
 	where   []string // predicates over alias c, project first
 	order   []orderKey
-	// narrow is a predicate every matching call meets (StartedWithin),
-	// repeated where the page is joined back; empty: none.
-	narrow string
+	// located: StartedWithin narrowed the query, by narrow, a predicate
+	// every matching call meets that is repeated where the page is joined
+	// back, or by source, the calls table cut to those rows (empty: the
+	// table).
+	located bool
+	narrow  string
+	source  string
 }
 
 // rejoinFilter is what the second phase repeats of the filter where the
@@ -75,7 +79,18 @@ func planCalls(d Dialect, q storage.CallsQuery, withOrder bool, opts []CallsOpti
 // from renders the FROM clause of the filtering phase, with the feedback
 // joins the query and sort registered.
 func (p *callsPlan) from() string {
+	if p.source != "" {
+		return p.source + " c" + p.fs.feedback.joins("c")
+	}
 	return p.b.d.ReadCurrent(callsTable, "c") + p.fs.feedback.joins("c")
+}
+
+// table is what the page is joined back to.
+func (p *callsPlan) table() string {
+	if p.source != "" {
+		return p.source
+	}
+	return callsTable
 }
 
 // limitClause binds LIMIT and OFFSET; zero or negative means none.
@@ -139,7 +154,7 @@ func CallsSelect(d Dialect, q storage.CallsQuery, opts ...CallsOption) (Statemen
 	if err != nil {
 		return Statement{}, err
 	}
-	if p.narrow != "" && !q.IncludeTotalStorageSize {
+	if p.located && !q.IncludeTotalStorageSize {
 		return p.onePass(), nil
 	}
 	page := []string{d.PageKey("c") + " AS _k"}
@@ -158,7 +173,7 @@ func CallsSelect(d Dialect, q storage.CallsQuery, opts ...CallsOption) (Statemen
 		join = " LEFT JOIN _tss ON _tss.trace_id = _page._t"
 	}
 	sql := p.withClause(ctes...) + "SELECT " + sqlList(selectList(d, q)) + " FROM " +
-		d.PageJoin("_page", callsTable, "c", p.project) + join + p.rejoinFilter() + orderBy(p.order, "_page.")
+		d.PageJoin("_page", p.table(), "c", p.project) + join + p.rejoinFilter() + orderBy(p.order, "_page.")
 	return Statement{SQL: sql, Args: p.b.args}, nil
 }
 

@@ -1,6 +1,7 @@
 package sqlgen
 
 import (
+	"slices"
 	"strings"
 	"time"
 )
@@ -18,16 +19,47 @@ type CallsOption func(*callsPlan)
 // the engine skip the rest of the table by its per-block time bounds, in
 // both phases of a select (joining the page back by row id is otherwise a
 // scan of the whole table).
+//
+// DuckDB skips blocks by one range predicate but not by an OR of several
+// (that scanned the whole table: 165 ms on 10M calls, against 2 ms for
+// one range), so several ranges become a union of one scan per range,
+// which then stands for the calls table. Overlapping ranges are joined
+// first, so no row is read twice. Only the DuckDB store narrows reads
+// (the union keeps its row ids, which the page key names).
 func StartedWithin(ranges []TimeRange) CallsOption {
 	return func(p *callsPlan) {
-		p.narrow = sqlNullBool
-		if len(ranges) > 0 {
-			ors := make([]string, len(ranges))
-			for i, r := range ranges {
-				ors[i] = "c.started_at BETWEEN " + p.b.bind(r.From.UTC(), TypeTime) + " AND " + p.b.bind(r.To.UTC(), TypeTime)
+		p.located = true
+		merged := mergeRanges(ranges)
+		switch len(merged) {
+		case 0:
+			p.narrow = sqlNullBool
+		case 1:
+			p.narrow = "c.started_at BETWEEN " + p.b.bind(merged[0].From.UTC(), TypeTime) + " AND " + p.b.bind(merged[0].To.UTC(), TypeTime)
+		default:
+			scans := make([]string, len(merged))
+			for i, r := range merged {
+				scans[i] = "SELECT rowid AS rowid, * FROM " + callsTable + " WHERE started_at BETWEEN " +
+					p.b.bind(r.From.UTC(), TypeTime) + " AND " + p.b.bind(r.To.UTC(), TypeTime)
 			}
-			p.narrow = "(" + strings.Join(ors, " OR ") + ")"
+			p.source = "(" + strings.Join(scans, " UNION ALL ") + ")"
+			return
 		}
 		p.where = append(p.where, p.narrow)
 	}
+}
+
+// mergeRanges sorts ranges and joins those that overlap or touch.
+func mergeRanges(ranges []TimeRange) []TimeRange {
+	sorted := slices.SortedFunc(slices.Values(ranges), func(a, b TimeRange) int { return a.From.Compare(b.From) })
+	var out []TimeRange
+	for _, r := range sorted {
+		if n := len(out); n > 0 && !r.From.After(out[n-1].To) {
+			if r.To.After(out[n-1].To) {
+				out[n-1].To = r.To
+			}
+			continue
+		}
+		out = append(out, r)
+	}
+	return out
 }
