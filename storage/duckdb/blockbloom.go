@@ -19,14 +19,14 @@ const blockBits = 512
 // 10M stored calls. Blocking costs about a third more bits per key for
 // the same false-positive rate (see blockLayout).
 type blockBloom struct {
-	blocks [][blockBits / 64]uint64
+	blocks []bloomBlock
 	k      uint32
 }
 
 func newBlockBloom(capacity uint, falseRate float64) *blockBloom {
 	bitsPerKey, k := blockLayout(falseRate)
 	n := max(uint64(math.Ceil(float64(capacity)*bitsPerKey/blockBits)), 1)
-	return &blockBloom{blocks: make([][blockBits / 64]uint64, n), k: k}
+	return &blockBloom{blocks: make([]bloomBlock, n), k: k}
 }
 
 // blockLayout returns the fewest bits per key, and the bits set per key
@@ -59,19 +59,30 @@ func blockFalseRate(bitsPerKey float64, k uint32) float64 {
 }
 
 // block picks a key's block from its hash.
-func (b *blockBloom) block(h uint64) *[blockBits / 64]uint64 {
-	i, _ := bits.Mul64(h, uint64(len(b.blocks)))
-	return &b.blocks[i]
+func (b *blockBloom) block(h uint64) *bloomBlock {
+	return &b.blocks[blockIndex(h, len(b.blocks))]
 }
 
-// positions yields a key's k bit positions in its block, nine bits each
-// from a SplitMix64 stream seeded by the key's hash (seven per word).
+func (b *blockBloom) add(h uint64)       { b.block(h).set(h, b.k) }
+func (b *blockBloom) test(h uint64) bool { return b.block(h).has(h, b.k) }
+
+// blockIndex maps a key's hash to one of n blocks.
+func blockIndex(h uint64, n int) int {
+	i, _ := bits.Mul64(h, uint64(n))
+	return int(i)
+}
+
+// bloomBlock is one cache line of a blocked filter.
+type bloomBlock [blockBits / 64]uint64
+
+// blockPositions yields a key's k bit positions in its block, nine bits
+// each from a SplitMix64 stream seeded by the key's hash (seven per word).
 // Positions made by double hashing (start + i*step) fell on too few
 // distinct patterns in 512 bits and tripled the false-positive rate.
-func (b *blockBloom) positions(h uint64) iter.Seq[uint64] {
+func blockPositions(h uint64, k uint32) iter.Seq[uint64] {
 	return func(yield func(uint64) bool) {
 		var g uint64
-		for i := range b.k {
+		for i := range k {
 			if i%7 == 0 {
 				h += 0x9e3779b97f4a7c15
 				g = mix64(h)
@@ -84,17 +95,15 @@ func (b *blockBloom) positions(h uint64) iter.Seq[uint64] {
 	}
 }
 
-func (b *blockBloom) add(h uint64) {
-	block := b.block(h)
-	for pos := range b.positions(h) {
-		block[pos/64] |= 1 << (pos % 64)
+func (b *bloomBlock) set(h uint64, k uint32) {
+	for pos := range blockPositions(h, k) {
+		b[pos/64] |= 1 << (pos % 64)
 	}
 }
 
-func (b *blockBloom) test(h uint64) bool {
-	block := b.block(h)
-	for pos := range b.positions(h) {
-		if block[pos/64]&(1<<(pos%64)) == 0 {
+func (b *bloomBlock) has(h uint64, k uint32) bool {
+	for pos := range blockPositions(h, k) {
+		if b[pos/64]&(1<<(pos%64)) == 0 {
 			return false
 		}
 	}

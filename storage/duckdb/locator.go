@@ -1,29 +1,28 @@
 package duckdb
 
 import (
-	"encoding/binary"
 	"hash/maphash"
 	"slices"
 	"sync"
 	"time"
-
-	"github.com/bits-and-blooms/bloom/v3"
 )
 
 // locatorRun is how many started call parts one run of the locator
 // covers: a row group (DuckDB's zone maps keep a minimum and maximum per
-// row group), so a read by id usually touches one or two.
+// row group).
 const locatorRun = rowGroupRows
 
-// locatorFalseRate is each sealed filter's false-positive rate. A false
-// positive adds one run's time range to a read; at one in ten thousand
-// over the 600 runs of 10M calls a read by id scans an extra row group one
-// time in sixteen.
-const locatorFalseRate = 1e-4
+// locatorSlice is how many started call parts of a run share one time
+// range: a DuckDB vector. DuckDB filters a vector on started_at before it
+// reads the vector's other columns, so a range that selects one vector
+// spares comparing the ids of the rest of the row group and, above all,
+// decompressing their inputs and outputs.
+const locatorSlice = 2048
 
-// maxFilterHashes bounds the hash functions of a sealed filter (about 14
-// at locatorFalseRate), so a key's locations are computed once per read.
-const maxFilterHashes = 32
+// locatorFalseRate is each slice filter's false-positive rate. A false
+// positive adds one slice's time range to a read; over the ~5,000 slices
+// of 10M calls a read by id scans an extra vector one time in ten.
+const locatorFalseRate = 2e-5
 
 // maxLocatedIDs bounds the ids a read may name for the locator to narrow
 // it; reads of more ids scan as before.
@@ -35,37 +34,39 @@ const maxLocatedRanges = 16
 
 // callLocator narrows reads of a few calls or traces by id to the time
 // ranges that can hold them. The calls table has no index (one made every
-// insert several times slower) and call and trace ids are random, so
-// DuckDB's zone maps cannot skip a row group on an id; they can on
-// started_at, which ingest writes in roughly ascending order. For each run
-// of locatorRun started call parts, in the order they were stored, the
-// locator keeps Bloom filters of their call and trace ids and the range of
-// their start times. A call's row takes the start time of the last start
-// part stored for it, and every start part is recorded, so the ranges of
-// the runs whose filters may hold an id cover every row with that id.
+// insert several times slower) and OTel's span and trace ids are random,
+// so DuckDB's zone maps cannot skip data on an id; they can on
+// started_at, which ingest writes in roughly ascending order. For each
+// slice of locatorSlice started call parts, in the order they were
+// stored, the locator keeps Bloom filters of their call and trace ids and
+// the range of their start times. A call's row takes the start time of
+// the last start part stored for it, and every start part is recorded, so
+// the ranges of the slices whose filters may hold an id cover every row
+// with that id.
 //
 // The writer records parts before it commits them, so a reader that can
 // see a row also finds it here; a rolled-back record only widens a range.
 type callLocator struct {
-	seed     maphash.Seed
-	runParts int // locatorRun but in tests
-	mu       sync.RWMutex
-	runs     []*locatorRunFilter // sealed, in storage order
-	open     openRun
+	seed      maphash.Seed
+	runParts  int // locatorRun but in tests
+	sliceSize int // locatorSlice but in tests
+	mu        sync.RWMutex
+	runs      []*sealedRun // in storage order
+	open      openRun
 }
 
-// locatorRunFilter is a sealed run.
-type locatorRunFilter struct {
-	calls, traces *bloom.BloomFilter
-	span          timeSpan
+// sealedRun is a full run: a filter per slice and kind of id.
+type sealedRun struct {
+	calls, traces *slicedBloom
+	spans         []timeSpan // per slice
 }
 
-// openRun is the run being filled: exact hashes, turned into Bloom
-// filters sized to their count when it is sealed.
+// openRun is the run being filled: exact hashes per slice, turned into
+// filters sized to their count when the run is sealed.
 type openRun struct {
-	calls, traces map[uint64]struct{}
+	calls, traces []map[uint64]struct{}
+	spans         []timeSpan
 	parts         int
-	span          timeSpan
 }
 
 // timeSpan is a closed range of start times; unbounded when some start
@@ -89,14 +90,8 @@ func (t *timeSpan) add(at time.Time) {
 	}
 }
 
-func newCallLocator(runParts int) *callLocator {
-	l := &callLocator{seed: maphash.MakeSeed(), runParts: runParts}
-	l.open.reset()
-	return l
-}
-
-func (r *openRun) reset() {
-	*r = openRun{calls: make(map[uint64]struct{}), traces: make(map[uint64]struct{})}
+func newCallLocator(runParts, sliceSize int) *callLocator {
+	return &callLocator{seed: maphash.MakeSeed(), runParts: runParts, sliceSize: max(min(sliceSize, runParts), 1)}
 }
 
 // key hashes a project-scoped id.
@@ -107,27 +102,24 @@ func (l *callLocator) record(project, id, traceID string, started time.Time) {
 	c, t := l.key(project, id), l.key(project, traceID)
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.open.calls[c] = struct{}{}
-	l.open.traces[t] = struct{}{}
-	l.open.span.add(started)
-	if l.open.parts++; l.open.parts >= l.runParts {
-		l.runs = append(l.runs, l.open.seal())
-		l.open.reset()
+	r := &l.open
+	if r.parts%l.sliceSize == 0 {
+		r.calls = append(r.calls, make(map[uint64]struct{}))
+		r.traces = append(r.traces, make(map[uint64]struct{}))
+		r.spans = append(r.spans, timeSpan{})
 	}
-}
-
-func (r *openRun) seal() *locatorRunFilter {
-	return &locatorRunFilter{calls: filterOf(r.calls), traces: filterOf(r.traces), span: r.span}
-}
-
-func filterOf(keys map[uint64]struct{}) *bloom.BloomFilter {
-	f := bloom.NewWithEstimates(uint(max(len(keys), 1)), locatorFalseRate)
-	var b [8]byte
-	for k := range keys {
-		binary.LittleEndian.PutUint64(b[:], k)
-		f.Add(b[:])
+	last := len(r.spans) - 1
+	r.calls[last][c] = struct{}{}
+	r.traces[last][t] = struct{}{}
+	r.spans[last].add(started)
+	if r.parts++; r.parts >= l.runParts {
+		l.runs = append(l.runs, &sealedRun{
+			calls:  newSlicedBloom(r.calls, locatorFalseRate),
+			traces: newSlicedBloom(r.traces, locatorFalseRate),
+			spans:  r.spans,
+		})
+		*r = openRun{}
 	}
-	return f
 }
 
 // startedWithin returns the time ranges within which every stored call
@@ -139,52 +131,43 @@ func (l *callLocator) startedWithin(project string, ids []string, traces bool) (
 		return nil, false
 	}
 	keys := make([]uint64, len(ids))
-	locs := make([][]uint64, len(ids))
-	var b [8]byte
 	for i, id := range ids {
 		keys[i] = l.key(project, id)
-		binary.LittleEndian.PutUint64(b[:], keys[i])
-		locs[i] = bloom.Locations(b[:], maxFilterHashes)
 	}
 	l.mu.RLock()
+	defer l.mu.RUnlock()
 	for _, r := range l.runs {
-		if r.mayHold(locs, traces) {
-			spans = append(spans, r.span)
+		f := r.calls
+		if traces {
+			f = r.traces
+		}
+		for _, k := range keys {
+			f.matching(k, func(slice int) { spans = append(spans, r.spans[slice]) })
+		}
+		if len(spans) > maxLocatedIDs*maxLocatedRanges { // merging cannot bring these under the bound
+			return nil, false
 		}
 	}
-	if l.open.holds(keys, traces) {
-		spans = append(spans, l.open.span)
-	}
-	l.mu.RUnlock()
+	spans = append(spans, l.open.holding(keys, traces)...)
 	return mergeSpans(spans)
 }
 
-// mayHold tests keys by their filter locations (bloom.Locations with
-// maxFilterHashes; a filter uses the first K of them).
-func (r *locatorRunFilter) mayHold(locs [][]uint64, traces bool) bool {
-	f := r.calls
+// holding returns the spans of the open run's slices that hold any of keys.
+func (r *openRun) holding(keys []uint64, traces bool) []timeSpan {
+	sets := r.calls
 	if traces {
-		f = r.traces
+		sets = r.traces
 	}
-	for _, l := range locs {
-		if f.TestLocations(l[:min(f.K(), maxFilterHashes)]) {
-			return true
+	var out []timeSpan
+	for s, set := range sets {
+		for _, k := range keys {
+			if _, ok := set[k]; ok {
+				out = append(out, r.spans[s])
+				break
+			}
 		}
 	}
-	return false
-}
-
-func (r *openRun) holds(keys []uint64, traces bool) bool {
-	set := r.calls
-	if traces {
-		set = r.traces
-	}
-	for _, k := range keys {
-		if _, ok := set[k]; ok {
-			return true
-		}
-	}
-	return false
+	return out
 }
 
 // mergeSpans sorts spans and joins overlapping ones.

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"os"
+	"strconv"
 	"testing"
 	"time"
 
@@ -13,8 +15,8 @@ import (
 var locT0 = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 
 func TestLocatorCoversEveryRunThatHoldsAnID(t *testing.T) {
-	l := newCallLocator(2)
-	for i := range 6 { // runs: {c0 c1} {c2 c3} sealed, {c4 c5} sealed
+	l := newCallLocator(4, 2)
+	for i := range 6 { // runs: {c0 c1 | c2 c3} sealed, {c4 c5 | open
 		l.record("e/p", fmt.Sprintf("c%d", i), fmt.Sprintf("t%d", i/2), locT0.Add(time.Duration(i)*time.Hour))
 	}
 	l.record("e/p", "c0", "t0", locT0.Add(10*time.Hour)) // restarted later: open run
@@ -50,6 +52,27 @@ func TestLocatorCoversEveryRunThatHoldsAnID(t *testing.T) {
 	}
 }
 
+// TestLocatorNarrowsToTheSlice checks that a read is narrowed to the time
+// range of the slice that holds its id, not to its whole run, in sealed
+// and open runs alike.
+func TestLocatorNarrowsToTheSlice(t *testing.T) {
+	l := newCallLocator(8, 2)
+	for i := range 12 { // a sealed run of four slices, then two open slices
+		l.record("e/p", fmt.Sprintf("c%d", i), fmt.Sprintf("t%d", i), locT0.Add(time.Duration(i)*time.Hour))
+	}
+	for _, i := range []int{0, 5, 7, 8, 11} {
+		spans, ok := l.startedWithin("e/p", []string{fmt.Sprintf("c%d", i)}, false)
+		if !ok || len(spans) != 1 {
+			t.Fatalf("c%d: spans %v (%v), want one", i, spans, ok)
+		}
+		slice := i / 2 * 2
+		want := timeSpan{lo: locT0.Add(time.Duration(slice) * time.Hour), hi: locT0.Add(time.Duration(slice+1) * time.Hour), set: true}
+		if spans[0] != want {
+			t.Errorf("c%d: span %v..%v, want its slice's %v..%v", i, spans[0].lo, spans[0].hi, want.lo, want.hi)
+		}
+	}
+}
+
 func covered(spans []timeSpan, at time.Time) bool {
 	for _, s := range spans {
 		if !at.Before(s.lo) && !at.After(s.hi) {
@@ -60,7 +83,7 @@ func covered(spans []timeSpan, at time.Time) bool {
 }
 
 func TestLocatorGivesUpWhereItCannotNarrow(t *testing.T) {
-	l := newCallLocator(1)
+	l := newCallLocator(1, 1)
 	for i := range maxLocatedRanges + 1 {
 		l.record("e/p", "many", "t", locT0.Add(time.Duration(i)*time.Hour))
 	}
@@ -94,7 +117,7 @@ func TestReadsByIDFindCallsWhereverTheyStarted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.located = newCallLocator(3)
+	s.located = newCallLocator(6, 3)
 	start := func(id, trace string, at time.Time) storage.CallOp {
 		return storage.CallOp{Part: &storage.CallPart{Kind: storage.PartStart, Call: storage.Call{
 			ProjectID: "e/p", ID: id, TraceID: trace, OpName: "op", StartedAt: at}}}
@@ -157,4 +180,30 @@ func readAll(t *testing.T, s *Store, q storage.CallsQuery) []storage.StoredCall 
 		out = append(out, c)
 	}
 	return out
+}
+
+// BenchmarkLocator times narrowing a read by one id on a locator that has
+// recorded WEFT_BENCH_CALLS starts (default 2M), and reports its memory
+// per recorded call.
+func BenchmarkLocator(b *testing.B) {
+	calls := 2_000_000
+	if n, err := strconv.Atoi(os.Getenv("WEFT_BENCH_CALLS")); err == nil && n > 0 {
+		calls = n
+	}
+	l := newCallLocator(locatorRun, locatorSlice)
+	for i := range calls {
+		l.record("bench/otel", benchCallID(0, i), benchTraceID(0, i, calls), locT0.Add(time.Duration(i)*time.Millisecond))
+	}
+	size := 0
+	for _, r := range l.runs {
+		size += r.calls.bytes() + r.traces.bytes()
+	}
+	b.ResetTimer()
+	for i := range b.N {
+		spans, ok := l.startedWithin("bench/otel", []string{benchCallID(0, i*7919%calls)}, false)
+		if !ok || len(spans) == 0 {
+			b.Fatalf("call %d not located", i)
+		}
+	}
+	b.ReportMetric(float64(size)/float64(calls), "filter-B/call")
 }
