@@ -47,12 +47,14 @@ const maxLocatedRanges = 16
 // The writer records parts before it commits them, so a reader that can
 // see a row also finds it here; a rolled-back record only widens a range.
 type callLocator struct {
-	seed      maphash.Seed
-	runParts  int // locatorRun but in tests
-	sliceSize int // locatorSlice but in tests
-	mu        sync.RWMutex
-	runs      []*sealedRun // in storage order
-	open      openRun
+	seed       maphash.Seed
+	runParts   int     // locatorRun but in tests
+	sliceSize  int     // locatorSlice but in tests
+	bitsPerKey float64 // blockLayout(locatorFalseRate)
+	k          uint32
+	mu         sync.RWMutex
+	runs       []*sealedRun // in storage order
+	open       openRun
 }
 
 // sealedRun is a full run: a filter per slice and kind of id.
@@ -91,7 +93,9 @@ func (t *timeSpan) add(at time.Time) {
 }
 
 func newCallLocator(runParts, sliceSize int) *callLocator {
-	return &callLocator{seed: maphash.MakeSeed(), runParts: runParts, sliceSize: max(min(sliceSize, runParts), 1)}
+	l := &callLocator{seed: maphash.MakeSeed(), runParts: runParts, sliceSize: max(min(sliceSize, runParts), 1)}
+	l.bitsPerKey, l.k = blockLayout(locatorFalseRate)
+	return l
 }
 
 // key hashes a project-scoped id.
@@ -114,8 +118,8 @@ func (l *callLocator) record(project, id, traceID string, started time.Time) {
 	r.spans[last].add(started)
 	if r.parts++; r.parts >= l.runParts {
 		l.runs = append(l.runs, &sealedRun{
-			calls:  newSlicedBloom(r.calls, locatorFalseRate),
-			traces: newSlicedBloom(r.traces, locatorFalseRate),
+			calls:  newSlicedBloom(r.calls, l.bitsPerKey, l.k),
+			traces: newSlicedBloom(r.traces, l.bitsPerKey, l.k),
 			spans:  r.spans,
 		})
 		*r = openRun{}

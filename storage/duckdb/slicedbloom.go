@@ -15,13 +15,13 @@ type slicedBloom struct {
 }
 
 // newSlicedBloom builds the filters of keys, a set of hashes per slice,
-// each sized for the largest set at falseRate.
-func newSlicedBloom(keys []map[uint64]struct{}, falseRate float64) *slicedBloom {
+// each sized for the largest set with bitsPerKey and k bits per key (a
+// blockLayout, which is too slow to compute for every run).
+func newSlicedBloom(keys []map[uint64]struct{}, bitsPerKey float64, k uint32) *slicedBloom {
 	largest := 1
 	for _, set := range keys {
 		largest = max(largest, len(set))
 	}
-	bitsPerKey, k := blockLayout(falseRate)
 	per := max(int(math.Ceil(float64(largest)*bitsPerKey/blockBits)), 1)
 	f := &slicedBloom{blocks: make([]bloomBlock, per*len(keys)), slices: len(keys), k: k, perEach: per}
 	for s, set := range keys {
