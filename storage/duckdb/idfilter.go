@@ -70,41 +70,65 @@ func (f *idFilter) mayContain(project, id string) bool {
 	return false
 }
 
-func (f *idFilter) add(project, id string) {
+func (f *idFilter) add(project, id string) { f.addHash(f.hash(project, id)) }
+
+func (f *idFilter) addHash(h uint64) {
 	if f.count >= f.capacity {
 		f.capacity, f.falseRate, f.count = 2*f.capacity, f.falseRate/2, 0
 		f.stages = append(f.stages, newBlockBloom(f.capacity, f.falseRate))
 	}
-	f.stages[len(f.stages)-1].add(f.hash(project, id))
+	f.stages[len(f.stages)-1].add(h)
 	f.count++
 }
 
+// loadPageRows is how many rows loadCallKeys reads per query (but in
+// tests): the driver
+// holds a whole result in memory before the first row is read, and one
+// query over 10M calls took 1.6 GB at startup.
+const loadPageRows = 1 << 18
+
 // loadCallKeys builds the id filter over every stored call key, sized for
 // the store to double before it grows a stage, and records every started
-// call in loc, in storage order.
-func loadCallKeys(ctx context.Context, q *sql.DB, loc *callLocator) (*idFilter, error) {
+// call in loc, in storage order. It runs before the store takes writes.
+func loadCallKeys(ctx context.Context, q *sql.DB, loc *callLocator, pageRows int64) (*idFilter, error) {
 	var n uint
-	if err := q.QueryRowContext(ctx, "SELECT count(*) FROM calls").Scan(&n); err != nil {
+	var last sql.NullInt64
+	if err := q.QueryRowContext(ctx, "SELECT count(*), max(rowid) FROM calls").Scan(&n, &last); err != nil {
 		return nil, fmt.Errorf("count calls: %w", err)
 	}
 	f := newIDFilter(2 * n)
-	rows, err := q.QueryContext(ctx, "SELECT project_id, id, trace_id, started_at, has_start FROM calls")
+	for from := int64(0); last.Valid && from <= last.Int64; from += pageRows {
+		if err := loadCallKeyPage(ctx, q, from, from+pageRows, f, loc); err != nil {
+			return nil, err
+		}
+	}
+	return f, nil
+}
+
+// loadCallKeyPage loads the rows with row ids in [from, to); DuckDB skips
+// the row groups outside them.
+func loadCallKeyPage(ctx context.Context, q *sql.DB, from, to int64, f *idFilter, loc *callLocator) error {
+	rows, err := q.QueryContext(ctx, "SELECT project_id, id, trace_id, started_at, has_start FROM calls"+
+		" WHERE rowid >= $1 AND rowid < $2", from, to)
 	if err != nil {
-		return nil, fmt.Errorf("load call ids: %w", err)
+		return fmt.Errorf("load call ids: %w", err)
 	}
 	defer rows.Close()
+	var project, id string
+	var trace sql.NullString
+	var started sql.NullTime
+	var hasStart bool
 	for rows.Next() {
-		var project, id string
-		var trace sql.NullString
-		var started sql.NullTime
-		var hasStart bool
 		if err := rows.Scan(&project, &id, &trace, &started, &hasStart); err != nil {
-			return nil, fmt.Errorf("load call ids: %w", err)
+			return fmt.Errorf("load call ids: %w", err)
 		}
 		f.add(project, id)
 		if hasStart {
 			loc.record(project, id, trace.String, started.Time)
 		}
 	}
-	return f, rows.Err()
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("load call ids: %w", err)
+	}
+	return nil
 }

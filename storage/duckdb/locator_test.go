@@ -207,3 +207,41 @@ func BenchmarkLocator(b *testing.B) {
 	}
 	b.ReportMetric(float64(size)/float64(calls), "filter-B/call")
 }
+
+// TestLoadCallKeysReadsEveryPage checks that the startup load, read in
+// pages of row ids, puts every stored call in the id filter and the
+// locator.
+func TestLoadCallKeysReadsEveryPage(t *testing.T) {
+	ctx := context.Background()
+	s, err := Open(ctx, t.TempDir(), slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var ops []storage.CallOp
+	for i := range 20 {
+		ops = append(ops, storage.CallOp{Part: &storage.CallPart{Kind: storage.PartStart, Call: storage.Call{
+			ProjectID: "e/p", ID: fmt.Sprintf("c%d", i), TraceID: fmt.Sprintf("t%d", i), OpName: "op",
+			StartedAt: locT0.Add(time.Duration(i) * time.Hour)}}})
+	}
+	if _, err := s.WriteCallOps(ctx, ops); err != nil {
+		t.Fatal(err)
+	}
+	for _, pageRows := range []int64{1, 3, 7, 20, 1 << 18} {
+		loc := newCallLocator(4, 2)
+		f, err := loadCallKeys(ctx, s.db, loc, pageRows)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range 20 {
+			id := fmt.Sprintf("c%d", i)
+			if !f.mayContain("e/p", id) {
+				t.Fatalf("pages of %d: %s not in the id filter", pageRows, id)
+			}
+			spans, ok := loc.startedWithin("e/p", []string{id}, false)
+			if at := locT0.Add(time.Duration(i) * time.Hour); !ok || !covered(spans, at) {
+				t.Fatalf("pages of %d: %s started %v, located %v (%v)", pageRows, id, at, spans, ok)
+			}
+		}
+	}
+}

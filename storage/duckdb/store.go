@@ -85,7 +85,7 @@ func OpenWithOptions(ctx context.Context, dir string, opts Options, logger *slog
 		return nil, errors.Join(fmt.Errorf("migrate duckdb in %q: %w (close other weft processes using this data dir)", dir, err), db.Close())
 	}
 	s.located = newCallLocator(locatorRun, locatorSlice)
-	if s.ids, err = loadCallKeys(ctx, db, s.located); err != nil {
+	if s.ids, err = loadCallKeys(ctx, db, s.located, loadPageRows); err != nil {
 		return nil, errors.Join(err, db.Close())
 	}
 	s.startWatchdog(watchEvery)
