@@ -296,15 +296,14 @@ func (s *Store) locate(q storage.CallsQuery) []sqlgen.CallsOption {
 	if len(ids) == 0 {
 		ids, traces = q.Filter.TraceIDs, true
 	}
-	spans, ok := s.located.startedWithin(q.ProjectID, ids, traces)
+	ranges, ok := s.located.startedWithin(q.ProjectID, ids, traces)
 	if !ok {
 		return nil
 	}
-	ranges := make([]sqlgen.TimeRange, len(spans))
-	for i, sp := range spans {
+	for i := range ranges {
 		// The store keeps microseconds; a millisecond each side covers
-		// any rounding.
-		ranges[i] = sqlgen.TimeRange{From: sp.lo.Add(-time.Millisecond), To: sp.hi.Add(time.Millisecond)}
+		// any rounding (StartedWithin joins ranges this makes overlap).
+		ranges[i].From, ranges[i].To = ranges[i].From.Add(-time.Millisecond), ranges[i].To.Add(time.Millisecond)
 	}
 	return []sqlgen.CallsOption{sqlgen.StartedWithin(ranges)}
 }

@@ -2,9 +2,10 @@ package duckdb
 
 import (
 	"hash/maphash"
-	"slices"
 	"sync"
 	"time"
+
+	"github.com/weftdev/weft/storage/sqlgen"
 )
 
 // locatorRun is how many started call parts one run of the locator
@@ -130,7 +131,7 @@ func (l *callLocator) record(project, id, traceID string, started time.Time) {
 // of the project with one of ids (call ids, or trace ids with traces)
 // started, merged and sorted. ok is false when the locator cannot narrow
 // the read: too many ids or ranges, or a start without a time.
-func (l *callLocator) startedWithin(project string, ids []string, traces bool) (spans []timeSpan, ok bool) {
+func (l *callLocator) startedWithin(project string, ids []string, traces bool) ([]sqlgen.TimeRange, bool) {
 	if len(ids) == 0 || len(ids) > maxLocatedIDs {
 		return nil, false
 	}
@@ -138,6 +139,7 @@ func (l *callLocator) startedWithin(project string, ids []string, traces bool) (
 	for i, id := range ids {
 		keys[i] = l.key(project, id)
 	}
+	var spans []timeSpan
 	l.mu.RLock()
 	defer l.mu.RUnlock()
 	for _, r := range l.runs {
@@ -153,7 +155,7 @@ func (l *callLocator) startedWithin(project string, ids []string, traces bool) (
 		}
 	}
 	spans = append(spans, l.open.holding(keys, traces)...)
-	return mergeSpans(spans)
+	return located(spans)
 }
 
 // holding returns the spans of the open run's slices that hold any of keys.
@@ -174,30 +176,21 @@ func (r *openRun) holding(keys []uint64, traces bool) []timeSpan {
 	return out
 }
 
-// mergeSpans sorts spans and joins overlapping ones.
-func mergeSpans(spans []timeSpan) ([]timeSpan, bool) {
-	out := spans[:0]
+// located turns spans into sorted, disjoint ranges; ok is false when a
+// span is unbounded or they are too many.
+func located(spans []timeSpan) (ranges []sqlgen.TimeRange, ok bool) {
+	ranges = make([]sqlgen.TimeRange, 0, len(spans))
 	for _, s := range spans {
 		if s.unbounded {
 			return nil, false
 		}
 		if s.set {
-			out = append(out, s)
+			ranges = append(ranges, sqlgen.TimeRange{From: s.lo, To: s.hi})
 		}
 	}
-	slices.SortFunc(out, func(a, b timeSpan) int { return a.lo.Compare(b.lo) })
-	merged := out[:0]
-	for _, s := range out {
-		if n := len(merged); n > 0 && !s.lo.After(merged[n-1].hi) {
-			if s.hi.After(merged[n-1].hi) {
-				merged[n-1].hi = s.hi
-			}
-			continue
-		}
-		merged = append(merged, s)
-	}
-	if len(merged) > maxLocatedRanges {
+	ranges = sqlgen.MergeRanges(ranges)
+	if len(ranges) > maxLocatedRanges {
 		return nil, false
 	}
-	return merged, true
+	return ranges, true
 }

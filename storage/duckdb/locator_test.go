@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/weftdev/weft/storage"
+	"github.com/weftdev/weft/storage/sqlgen"
 )
 
 var locT0 = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
@@ -66,16 +67,16 @@ func TestLocatorNarrowsToTheSlice(t *testing.T) {
 			t.Fatalf("c%d: spans %v (%v), want one", i, spans, ok)
 		}
 		slice := i / 2 * 2
-		want := timeSpan{lo: locT0.Add(time.Duration(slice) * time.Hour), hi: locT0.Add(time.Duration(slice+1) * time.Hour), set: true}
+		want := sqlgen.TimeRange{From: locT0.Add(time.Duration(slice) * time.Hour), To: locT0.Add(time.Duration(slice+1) * time.Hour)}
 		if spans[0] != want {
-			t.Errorf("c%d: span %v..%v, want its slice's %v..%v", i, spans[0].lo, spans[0].hi, want.lo, want.hi)
+			t.Errorf("c%d: range %v, want its slice's %v", i, spans[0], want)
 		}
 	}
 }
 
-func covered(spans []timeSpan, at time.Time) bool {
-	for _, s := range spans {
-		if !at.Before(s.lo) && !at.After(s.hi) {
+func covered(ranges []sqlgen.TimeRange, at time.Time) bool {
+	for _, r := range ranges {
+		if !at.Before(r.From) && !at.After(r.To) {
 			return true
 		}
 	}

@@ -29,7 +29,7 @@ type CallsOption func(*callsPlan)
 func StartedWithin(ranges []TimeRange) CallsOption {
 	return func(p *callsPlan) {
 		p.located = true
-		merged := mergeRanges(ranges)
+		merged := MergeRanges(ranges)
 		switch len(merged) {
 		case 0:
 			p.narrow = sqlNullBool
@@ -48,8 +48,8 @@ func StartedWithin(ranges []TimeRange) CallsOption {
 	}
 }
 
-// mergeRanges sorts ranges and joins those that overlap or touch.
-func mergeRanges(ranges []TimeRange) []TimeRange {
+// MergeRanges sorts ranges and joins those that overlap or touch.
+func MergeRanges(ranges []TimeRange) []TimeRange {
 	sorted := slices.SortedFunc(slices.Values(ranges), func(a, b TimeRange) int { return a.From.Compare(b.From) })
 	var out []TimeRange
 	for _, r := range sorted {
