@@ -182,6 +182,25 @@ func CallsSelect(d Dialect, q storage.CallsQuery, opts ...CallsOption) (Statemen
 // of the few rows that match, and a second pass would only rescan their
 // blocks and join them back.
 func (p *callsPlan) onePass() Statement {
+	orderSQL := ""
+	if order := p.onePassOrder(); len(order) > 0 {
+		orderSQL = " ORDER BY " + sqlList(order)
+	}
+	sql := p.withClause() + "SELECT " + sqlList(selectList(p.b.d, p.q)) + " FROM " + p.from() +
+		" WHERE " + andAll(p.where) + orderSQL + p.limitClause(p.q.Limit, p.q.Offset)
+	return Statement{SQL: sql, Args: p.b.args}
+}
+
+// onePassOrder is the order of a one-pass read: none for a read of one
+// call id, which matches one row at most (a project holds one row per
+// call). Ordering it anyway made DuckDB sort the row's heavy columns,
+// and with a known limit plan a top-n joined back by row id, several
+// times slower than the read itself; /call/read asks for one call with a
+// limit of one.
+func (p *callsPlan) onePassOrder() []string {
+	if len(p.q.Filter.CallIDs) == 1 && p.q.Offset == 0 {
+		return nil
+	}
 	order := make([]string, len(p.order))
 	for i, k := range p.order {
 		order[i] = k.render(k.sql)
@@ -189,13 +208,7 @@ func (p *callsPlan) onePass() Statement {
 	if len(order) == 0 && (p.q.Limit > 0 || p.q.Offset > 0) {
 		order = []string{p.b.d.PageKey("c")}
 	}
-	orderSQL := ""
-	if len(order) > 0 {
-		orderSQL = " ORDER BY " + sqlList(order)
-	}
-	sql := p.withClause() + "SELECT " + sqlList(selectList(p.b.d, p.q)) + " FROM " + p.from() +
-		" WHERE " + andAll(p.where) + orderSQL + p.limitClause(p.q.Limit, p.q.Offset)
-	return Statement{SQL: sql, Args: p.b.args}
+	return order
 }
 
 // pageOrder orders the first phase. A page cut by LIMIT or OFFSET without
