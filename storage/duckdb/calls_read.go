@@ -22,7 +22,7 @@ const readPageSize = 10_000
 func (s *Store) QueryCalls(ctx context.Context, q storage.CallsQuery) iter.Seq2[storage.StoredCall, error] {
 	return func(yield func(storage.StoredCall, error) bool) {
 		if q.Limit > 0 && q.Limit <= s.pageSize {
-			s.queryPage(ctx, s.db, q, yield)
+			s.queryPage(ctx, s.stmts, q, yield)
 			return
 		}
 		conn, err := s.db.Conn(ctx)

@@ -47,6 +47,8 @@ type Store struct {
 	// callsUnlogged: call writes are durable at CheckpointCalls, not at
 	// commit (Options.CallsUnlogged).
 	callsUnlogged bool
+	// stmts keeps prepared the reads that run outside a transaction.
+	stmts *stmtCache
 }
 
 // Open opens (creating if needed) the database in dir and applies pending
@@ -84,6 +86,7 @@ func OpenWithOptions(ctx context.Context, dir string, opts Options, logger *slog
 	if err := s.migrate(ctx); err != nil {
 		return nil, errors.Join(fmt.Errorf("migrate duckdb in %q: %w (close other weft processes using this data dir)", dir, err), db.Close())
 	}
+	s.stmts = newStmtCache(db, maxCachedStmts)
 	s.located = newCallLocator(locatorRun, locatorSlice)
 	if s.ids, err = loadCallKeys(ctx, db, s.located, loadPageRows); err != nil {
 		return nil, errors.Join(err, db.Close())
@@ -99,6 +102,7 @@ func (s *Store) DB() *sql.DB { return s.db }
 // the files (and the main file's WAL), unlogged calls included.
 func (s *Store) Close() error {
 	s.stopWatchdog()
+	s.stmts.close()
 	s.awaitConnsReturned(closeWait)
 	err := errors.Join(s.detach(), s.db.Close())
 	s.dumps.dec.Close()
