@@ -105,7 +105,7 @@ func (s *Store) CountCalls(ctx context.Context, q storage.CallsQuery, limit int6
 	if err != nil {
 		return storage.CallsStats{}, err
 	}
-	rows, err := s.db.QueryContext(ctx, st.SQL, st.Args...)
+	rows, err := s.stmts.QueryContext(ctx, st.SQL, st.Args...)
 	if err != nil {
 		return storage.CallsStats{}, fmt.Errorf("count calls: %w", err)
 	}
