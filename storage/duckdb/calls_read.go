@@ -25,6 +25,9 @@ func (s *Store) QueryCalls(ctx context.Context, q storage.CallsQuery) iter.Seq2[
 			s.queryPage(ctx, s.stmts, q, yield)
 			return
 		}
+		if byIDs(q) && s.queryOnePage(ctx, q, yield) {
+			return
+		}
 		conn, err := s.db.Conn(ctx)
 		if err != nil {
 			yield(storage.StoredCall{}, fmt.Errorf("query calls: %w", err))
@@ -38,6 +41,45 @@ func (s *Store) QueryCalls(ctx context.Context, q storage.CallsQuery) iter.Seq2[
 		defer conn.ExecContext(context.WithoutCancel(ctx), "ROLLBACK") //nolint:errcheck // read-only
 		s.queryPages(ctx, conn, q, yield)
 	}
+}
+
+// byIDs reports whether q reads a few calls or traces by id, whole: such a
+// read (a trace, a set of calls) is nearly always one page.
+func byIDs(q storage.CallsQuery) bool {
+	n := max(len(q.Filter.CallIDs), len(q.Filter.TraceIDs))
+	return n > 0 && n <= maxLocatedIDs && q.Limit == 0 && q.Offset == 0
+}
+
+// queryOnePage answers q in one prepared statement, outside a transaction,
+// when it matches one page of calls at most; it reports false, having
+// yielded nothing, when q needs more pages (read in a transaction, so that
+// writes between pages cannot shift rows). A trace read so skips the
+// transaction's statements and the parsing of its own: a tenth of its time.
+func (s *Store) queryOnePage(ctx context.Context, q storage.CallsQuery, yield func(storage.StoredCall, error) bool) bool {
+	q.Limit = s.pageSize + 1
+	var calls []storage.StoredCall
+	var failed error
+	s.queryPage(ctx, s.stmts, q, func(c storage.StoredCall, err error) bool {
+		if err != nil {
+			failed = err
+			return false
+		}
+		calls = append(calls, c)
+		return true
+	})
+	switch {
+	case failed != nil:
+		yield(storage.StoredCall{}, failed)
+		return true
+	case int64(len(calls)) > s.pageSize:
+		return false
+	}
+	for _, c := range calls {
+		if !yield(c, nil) {
+			break
+		}
+	}
+	return true
 }
 
 func (s *Store) queryPages(ctx context.Context, conn *sql.Conn, q storage.CallsQuery, yield func(storage.StoredCall, error) bool) {

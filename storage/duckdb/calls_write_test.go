@@ -117,6 +117,21 @@ func TestQueryCallsPagesLongStreams(t *testing.T) {
 			t.Errorf("limit %d offset %d: got %v, want %s", tc.limit, tc.offset, got, tc.want)
 		}
 	}
+	// A read by ids runs as one statement when it fits a page, and in
+	// pages when it does not.
+	for _, pageSize := range []int64{3, 9, 10, 11, 100} {
+		s.pageSize = pageSize
+		var got []string
+		for c, err := range s.QueryCalls(ctx, storage.CallsQuery{ProjectID: "e/p", Filter: storage.CallsFilter{TraceIDs: []string{"t"}}}) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, c.ID)
+		}
+		if want := "c00 c01 c02 c03 c04 c05 c06 c07 c08 c09"; strings.Join(got, " ") != want {
+			t.Errorf("trace read in pages of %d: got %v, want %s", pageSize, got, want)
+		}
+	}
 }
 
 func TestOtelDumpIsStoredOnceAndReadBack(t *testing.T) {
