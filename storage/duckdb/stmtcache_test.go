@@ -4,10 +4,10 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"sync"
 	"testing"
 
 	_ "github.com/duckdb/duckdb-go/v2"
+	"golang.org/x/sync/errgroup"
 )
 
 // TestStmtCacheStaysBoundedAndAnswersUnderEviction runs more distinct
@@ -21,22 +21,18 @@ func TestStmtCacheStaysBoundedAndAnswersUnderEviction(t *testing.T) {
 	}
 	defer db.Close()
 	c := newStmtCache(db, 4)
-	var wg sync.WaitGroup
-	errs := make(chan error, 8)
+	var g errgroup.Group
 	for w := range 8 {
-		wg.Go(func() {
+		g.Go(func() error {
 			for i := range 200 {
-				n := (w + i) % 11 // 11 texts over a cache of 4
-				if err := queryOne(c, n, i); err != nil {
-					errs <- err
-					return
+				if err := queryOne(c, (w+i)%11, i); err != nil { // 11 texts over a cache of 4
+					return err
 				}
 			}
+			return nil
 		})
 	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
+	if err := g.Wait(); err != nil {
 		t.Fatal(err)
 	}
 	if got := c.lru.Len(); got != 4 || len(c.byText) != 4 {
