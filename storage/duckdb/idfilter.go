@@ -70,21 +70,18 @@ func (f *idFilter) mayContain(project, id string) bool {
 	return false
 }
 
-func (f *idFilter) add(project, id string) { f.addHash(f.hash(project, id)) }
-
-func (f *idFilter) addHash(h uint64) {
+func (f *idFilter) add(project, id string) {
 	if f.count >= f.capacity {
 		f.capacity, f.falseRate, f.count = 2*f.capacity, f.falseRate/2, 0
 		f.stages = append(f.stages, newBlockBloom(f.capacity, f.falseRate))
 	}
-	f.stages[len(f.stages)-1].add(h)
+	f.stages[len(f.stages)-1].add(f.hash(project, id))
 	f.count++
 }
 
 // loadPageRows is how many rows loadCallKeys reads per query (but in
-// tests): the driver
-// holds a whole result in memory before the first row is read, and one
-// query over 10M calls took 1.6 GB at startup.
+// tests): the driver holds a whole result in memory before the first row
+// is read, and one query over 10M calls took 1.6 GB at startup.
 const loadPageRows = 1 << 18
 
 // loadCallKeys builds the id filter over every stored call key, sized for

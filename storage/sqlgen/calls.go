@@ -18,14 +18,16 @@ type callsPlan struct {
 	project string   // placeholder of the project id
 	where   []string // predicates over alias c, project first
 	order   []orderKey
-	// located: StartedWithin narrowed the query, by narrow, a predicate
-	// every matching call meets that is repeated where the page is joined
-	// back, or by source, the calls table cut to those rows (empty: the
-	// table).
-	located bool
-	narrow  string
-	source  string
+	// StartedWithin narrows the query by narrow, a predicate every
+	// matching call meets that is repeated where the page is joined back,
+	// or by source, the calls table cut to those rows; both empty: not
+	// narrowed.
+	narrow string
+	source string
 }
+
+// located reports whether StartedWithin narrowed the query.
+func (p *callsPlan) located() bool { return p.narrow != "" || p.source != "" }
 
 // rejoinFilter is what the second phase repeats of the filter where the
 // page is joined back to the table: the page's rows meet it, and naming
@@ -79,13 +81,11 @@ func planCalls(d Dialect, q storage.CallsQuery, withOrder bool, opts []CallsOpti
 // from renders the FROM clause of the filtering phase, with the feedback
 // joins the query and sort registered.
 func (p *callsPlan) from() string {
-	if p.source != "" {
-		return p.source + " c" + p.fs.feedback.joins("c")
-	}
-	return p.b.d.ReadCurrent(callsTable, "c") + p.fs.feedback.joins("c")
+	return p.b.d.ReadCurrent(p.table(), "c") + p.fs.feedback.joins("c")
 }
 
-// table is what the page is joined back to.
+// table is the calls table, or the part of it StartedWithin narrowed the
+// query to.
 func (p *callsPlan) table() string {
 	if p.source != "" {
 		return p.source
@@ -154,7 +154,7 @@ func CallsSelect(d Dialect, q storage.CallsQuery, opts ...CallsOption) (Statemen
 	if err != nil {
 		return Statement{}, err
 	}
-	if p.located && !q.IncludeTotalStorageSize {
+	if p.located() && !q.IncludeTotalStorageSize {
 		return p.onePass(), nil
 	}
 	page := []string{d.PageKey("c") + " AS _k"}

@@ -28,7 +28,6 @@ type CallsOption func(*callsPlan)
 // (the union keeps its row ids, which the page key names).
 func StartedWithin(ranges []TimeRange) CallsOption {
 	return func(p *callsPlan) {
-		p.located = true
 		merged := MergeRanges(ranges)
 		switch len(merged) {
 		case 0:
