@@ -54,8 +54,9 @@ type process struct {
 	cmd      *exec.Cmd
 	URL      string
 	AdminKey string
-	stderr   *bytes.Buffer
-	done     chan error
+	stderr   *logBuffer
+	done     chan error    // Wait's result, for a test to take once
+	exited   chan struct{} // closed once Wait has returned
 }
 
 // startWeft runs `weft serve` on dataDir with a free port and waits until
@@ -88,12 +89,16 @@ func startWeftCmd(t *testing.T, cmd *exec.Cmd) *process {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &process{cmd: cmd, stderr: &bytes.Buffer{}, done: make(chan error, 1)}
+	p := &process{cmd: cmd, stderr: &logBuffer{}, done: make(chan error, 1), exited: make(chan struct{})}
 	cmd.Stderr = p.stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	go func() { p.done <- cmd.Wait() }()
+	go func() {
+		err := cmd.Wait()
+		close(p.exited)
+		p.done <- err
+	}()
 	lines := make(chan string)
 	go func() {
 		sc := bufio.NewScanner(stdout)
@@ -126,26 +131,23 @@ func startWeftCmd(t *testing.T, cmd *exec.Cmd) *process {
 	t.Cleanup(func() {
 		p.kill()
 		if t.Failed() {
-			t.Logf("%s %s stderr (last 4 KB):\n%s", filepath.Base(cmd.Path), cmd.Args[1], tail(p.stderr.Bytes(), 4096))
+			t.Logf("%s %s stderr (a crash, or the last 8 KB):\n%s", filepath.Base(cmd.Path), cmd.Args[1], p.stderr.excerpt(8192))
 		}
 	})
 	return p
 }
 
-func tail(b []byte, n int) []byte {
-	if len(b) > n {
-		return b[len(b)-n:]
-	}
-	return b
-}
-
 // KeyPrefix starts every key weft issues.
 const KeyPrefix = "weft-"
 
+// kill stops the process unless it has exited, and waits for it, so its
+// log is complete when read.
 func (p *process) kill() {
-	if p.cmd.ProcessState == nil {
+	select {
+	case <-p.exited:
+	default:
 		_ = p.cmd.Process.Kill()
-		<-p.done
+		<-p.exited
 	}
 }
 
