@@ -6,23 +6,23 @@ import (
 	"sync"
 )
 
-// logBuffer collects a process's stderr. exec's copier writes it while
-// the process runs and tests read it meanwhile, so access is locked.
-type logBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
+// syncBuffer is a bytes.Buffer safe for a process and a test at once:
+// exec's copier writes a process's log while tests read it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
 }
 
-func (l *logBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.Write(p)
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
 }
 
-func (l *logBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.String()
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
 
 // crashMarkers start what the Go runtime prints when a process dies of a
@@ -33,7 +33,7 @@ var crashMarkers = []string{"WARNING: DATA RACE", "panic: ", "fatal error: ", "S
 // excerpt returns up to n bytes of the log a failed test should show:
 // from the first crash marker when the process crashed (the goroutine
 // dump after it is long and says little), else the end of the log.
-func (l *logBuffer) excerpt(n int) string {
+func (l *syncBuffer) excerpt(n int) string {
 	s := l.String()
 	start := len(s)
 	for _, m := range crashMarkers {

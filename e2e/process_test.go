@@ -54,7 +54,7 @@ type process struct {
 	cmd      *exec.Cmd
 	URL      string
 	AdminKey string
-	stderr   *logBuffer
+	stderr   *syncBuffer
 	done     chan error    // Wait's result, for a test to take once
 	exited   chan struct{} // closed once Wait has returned
 }
@@ -89,7 +89,7 @@ func startWeftCmd(t *testing.T, cmd *exec.Cmd) *process {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &process{cmd: cmd, stderr: &logBuffer{}, done: make(chan error, 1), exited: make(chan struct{})}
+	p := &process{cmd: cmd, stderr: &syncBuffer{}, done: make(chan error, 1), exited: make(chan struct{})}
 	cmd.Stderr = p.stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

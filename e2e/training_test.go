@@ -10,7 +10,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -129,24 +128,6 @@ func (tp *trainerProc) stop(t *testing.T) {
 func (tp *trainerProc) kill() {
 	_ = tp.cmd.Process.Kill()
 	<-tp.done
-}
-
-// syncBuffer is a bytes.Buffer safe for a process and a test at once.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // artClient sends the training API's requests the way OpenPipe ART's
