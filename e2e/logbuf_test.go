@@ -27,8 +27,11 @@ func (s *syncBuffer) String() string {
 
 // crashMarkers start what the Go runtime prints when a process dies of a
 // panic, a fatal error or a signal (a crash in C code through cgo), and
-// the race detector's report in a binary built with it.
-var crashMarkers = []string{"WARNING: DATA RACE", "panic: ", "fatal error: ", "SIGSEGV", "SIGABRT", "SIGBUS", "unexpected signal"}
+// the race detector's report in a binary built with it. The runtime's
+// report of a bad heap pointer comes before its "fatal error" line and
+// names the object, so it starts the excerpt when present.
+var crashMarkers = []string{"WARNING: DATA RACE", "panic: ", "fatal error: ", "SIGSEGV", "SIGABRT", "SIGBUS", "unexpected signal",
+	"runtime: marked free object", "runtime: pointer ", "runtime: bad pointer"}
 
 // excerpt returns up to n bytes of the log a failed test should show:
 // from the first crash marker when the process crashed (the goroutine

@@ -132,9 +132,31 @@ func startWeftCmd(t *testing.T, cmd *exec.Cmd) *process {
 		p.kill()
 		if t.Failed() {
 			t.Logf("%s %s stderr (a crash, or the last 8 KB):\n%s", filepath.Base(cmd.Path), cmd.Args[1], p.stderr.excerpt(8192))
+			keepLog(t, filepath.Base(cmd.Path)+"-"+cmd.Args[1], p.stderr.String())
 		}
 	})
 	return p
+}
+
+// keepLog writes a failed test's whole process log into the directory
+// WEFT_E2E_LOGDIR names, when it is set: a crash report's goroutine dump
+// is longer than a test log should show.
+func keepLog(t *testing.T, name, log string) {
+	dir := os.Getenv("WEFT_E2E_LOGDIR")
+	if dir == "" {
+		return
+	}
+	f, err := os.CreateTemp(dir, strings.NewReplacer("/", "_").Replace(t.Name())+"-"+name+"-*.log")
+	if err != nil {
+		t.Logf("keep log: %v", err)
+		return
+	}
+	defer f.Close()
+	if _, err := f.WriteString(log); err != nil {
+		t.Logf("keep log: %v", err)
+		return
+	}
+	t.Logf("whole log kept in %s", f.Name())
 }
 
 // KeyPrefix starts every key weft issues.
