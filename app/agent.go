@@ -128,7 +128,7 @@ func (a *Agent) routes(creds agentCredentials) (http.Handler, error) {
 		}
 		mux.Handle("/", proxy)
 	}
-	return recoverPanics(a.logger, creds.wrap(a.inflight.Limit(mux, "/file/create", "/files/create"))), nil
+	return recoverPanics(a.logger, a.metrics.HTTPAbortedResponses, creds.wrap(a.inflight.Limit(mux, "/file/create", "/files/create"))), nil
 }
 
 // forwardsOTLP reports whether spans are buffered and forwarded as OTLP,

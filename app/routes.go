@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"net/http"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/weftdev/weft/auth"
 	"github.com/weftdev/weft/consumer"
 	"go.opentelemetry.io/collector/component"
@@ -66,16 +67,23 @@ func (s *Server) routes() http.Handler {
 		s.feedback.Register(mux, authn)
 	}
 	unbudgeted := append([]string{"/file/create", "/files/create", trainingapi.StreamedPrefix}, inference.Paths...)
-	return recoverPanics(s.logger, s.withUI(underTraces(s.inflight.Limit(mux, unbudgeted...))))
+	return recoverPanics(s.logger, s.metrics.HTTPAbortedResponses, s.withUI(underTraces(s.inflight.Limit(mux, unbudgeted...))))
 }
 
+// recoverPanics answers 500 for a handler that panicked, and counts, per
+// route, the answers a handler broke off on purpose (http.ErrAbortHandler:
+// a stream that failed after its 200, which the client sees as a broken
+// connection, never as a short answer that looks complete). The handler
+// logged the cause; the abort goes on to net/http, which closes the
+// connection or resets the stream.
 func recoverPanics(logger interface {
 	Error(msg string, args ...any)
-}, next http.Handler) http.Handler {
+}, aborted *prometheus.CounterVec, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		defer func() {
 			if v := recover(); v != nil {
 				if v == http.ErrAbortHandler {
+					aborted.WithLabelValues(routeOf(r)).Inc()
 					panic(v)
 				}
 				logger.Error("handler panic", "path", r.URL.Path, "panic", v)
@@ -84,6 +92,16 @@ func recoverPanics(logger interface {
 		}()
 		next.ServeHTTP(w, r)
 	})
+}
+
+// routeOf is the pattern the mux matched r with (net/http sets it on the
+// request it routes), so a metric's label stays one per route whatever ids
+// the path holds.
+func routeOf(r *http.Request) string {
+	if r.Pattern == "" {
+		return "unmatched"
+	}
+	return r.Pattern
 }
 
 // receiverSettings identifies a receiver to its telemetry.

@@ -3,7 +3,11 @@ package queryapi_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
 	"iter"
+	"log"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -77,6 +81,70 @@ func TestBadQueryIsRefusedBeforeStreaming(t *testing.T) {
 			}
 			if reader.queried {
 				t.Error("storage was asked to run a bad query")
+			}
+		})
+	}
+}
+
+// failingReader yields n calls, then fails.
+type failingReader struct{ n int }
+
+func (f failingReader) QueryCalls(context.Context, storage.CallsQuery) iter.Seq2[storage.StoredCall, error] {
+	return func(yield func(storage.StoredCall, error) bool) {
+		for i := range f.n {
+			c := storage.StoredCall{Call: storage.Call{ProjectID: "acme/app", ID: fmt.Sprintf("c%d", i), TraceID: "t", OpName: "op",
+				StartedAt: time.Unix(0, 0).UTC(), Attributes: json.RawMessage(`{}`), Inputs: json.RawMessage(`{}`)}}
+			if !yield(c, nil) {
+				return
+			}
+		}
+		yield(storage.StoredCall{}, errors.New("the store failed part way"))
+	}
+}
+
+func (failingReader) CountCalls(context.Context, storage.CallsQuery, int64) (storage.CallsStats, error) {
+	return storage.CallsStats{}, nil
+}
+
+// TestStreamFailingPartWayIsCutShort serves stream_query over a real
+// connection from a reader that fails after thousands of calls: the 200
+// and those lines are already sent, so the only way to tell the client is
+// to break the response. The client must see an error reading the body,
+// never an answer that ends cleanly as if it were complete.
+func TestStreamFailingPartWayIsCutShort(t *testing.T) {
+	for _, proto := range []string{"HTTP/1.1", "HTTP/2.0"} {
+		t.Run(proto, func(t *testing.T) {
+			mux := http.NewServeMux()
+			caller := auth.Principal{KeyID: "k", UserID: "u", Entity: "acme", Role: auth.RoleMember}
+			wrap := func(h http.Handler) http.Handler {
+				return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+					h.ServeHTTP(w, r.WithContext(httpapi.WithPrincipal(r.Context(), caller)))
+				})
+			}
+			queryapi.New(failingReader{n: 3000}, queryapi.CallExtras{}, 1<<20, slog.New(slog.DiscardHandler)).Register(mux, wrap)
+			srv := httptest.NewUnstartedServer(mux)
+			srv.Config.ErrorLog = log.New(io.Discard, "", 0) // the abort is expected
+			if proto == "HTTP/2.0" {
+				srv.EnableHTTP2 = true
+				srv.StartTLS()
+			} else {
+				srv.Start()
+			}
+			defer srv.Close()
+			resp, err := srv.Client().Post(srv.URL+"/calls/stream_query", "application/json", strings.NewReader(`{"project_id":"acme/app"}`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			if resp.StatusCode != http.StatusOK || resp.Proto != proto {
+				t.Fatalf("status %d over %s; want a 200 stream over %s", resp.StatusCode, resp.Proto, proto)
+			}
+			body, err := io.ReadAll(resp.Body)
+			if err == nil {
+				t.Fatalf("the body ended cleanly after %d bytes; a failed stream must end in an error the client sees", len(body))
+			}
+			if !strings.Contains(string(body), `"id":"c1"`) {
+				t.Errorf("the lines sent before the failure are missing: %d bytes", len(body))
 			}
 		})
 	}

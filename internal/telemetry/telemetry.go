@@ -58,6 +58,10 @@ type Metrics struct {
 
 	KafkaConsumerLag  *prometheus.GaugeVec   // topic
 	KafkaDeadLettered *prometheus.CounterVec // topic
+
+	// HTTPAbortedResponses counts answers broken off after their status
+	// was sent (a stream whose read failed part way).
+	HTTPAbortedResponses *prometheus.CounterVec // route
 }
 
 // latencyBuckets span a fast fsync to a stalled store.
@@ -99,6 +103,9 @@ func New() *Metrics {
 
 		KafkaConsumerLag:  f.gauge("weft_kafka_consumer_lag", "Records between the consumer's position and the partition end.", "topic"),
 		KafkaDeadLettered: f.counter("weft_kafka_dead_lettered_records", "Records sent to the dead-letter topic.", "topic"),
+
+		HTTPAbortedResponses: f.counter("weft_http_aborted_responses",
+			"Answers broken off after their 200 was sent, because the read behind them failed part way; the client sees a broken connection or stream.", "route"),
 	}
 }
 
