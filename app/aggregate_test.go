@@ -2,7 +2,10 @@ package app_test
 
 import (
 	"net/http"
+	"strings"
 	"testing"
+
+	"github.com/weftdev/weft/storage"
 )
 
 type aggregateOut struct {
@@ -80,12 +83,24 @@ func TestCallsAggregateRefusals(t *testing.T) {
 		{"no key", "", valid, http.StatusUnauthorized},
 		{"zero bucket", e.member, with("bucket_seconds", 0), http.StatusBadRequest},
 		{"too many buckets", e.member, with("bucket_seconds", 1), http.StatusBadRequest},
+		{"negative bucket", e.member, with("bucket_seconds", -60), http.StatusBadRequest},
+		{"bucket overflows milliseconds", e.member, with("bucket_seconds", int64(1e18)), http.StatusBadRequest},
+		{"bucket overflows a duration", e.member, with("bucket_seconds", int64(9.3e9)), http.StatusBadRequest},
+		{"bucket times range overflows", e.member, map[string]any{"project_id": "acme/app", "start": "0001-01-01T00:00:00Z",
+			"end": "9999-01-01T00:00:00Z", "bucket_seconds": int64(4e9)}, http.StatusBadRequest},
+		{"largest bucket", e.member, with("bucket_seconds", storage.MaxAggregateBucketSeconds), http.StatusOK},
+		{"range past 292 years", e.member, map[string]any{"project_id": "acme/app", "start": "0001-01-01T00:00:00Z",
+			"end": "9999-01-01T00:00:00Z", "bucket_seconds": storage.MaxAggregateBucketSeconds}, http.StatusOK},
 		{"end before start", e.member, with("end", "2024-01-01T00:00:00Z"), http.StatusBadRequest},
 		{"bad query", e.member, with("query", map[string]any{"$expr": 5}), http.StatusUnprocessableEntity},
 		{"viewer may read", e.viewer, valid, http.StatusOK},
 	} {
-		if status, _, body := e.do(http.MethodPost, "/calls/aggregate", tc.key, tc.body); status != tc.want {
+		status, _, body := e.do(http.MethodPost, "/calls/aggregate", tc.key, tc.body)
+		if status != tc.want {
 			t.Errorf("%s: status %d (%s), want %d", tc.name, status, body, tc.want)
+		}
+		if strings.Contains(tc.name, "bucket") && status == http.StatusBadRequest && !strings.Contains(string(body), "bucket_seconds") {
+			t.Errorf("%s: answer %s does not name bucket_seconds", tc.name, body)
 		}
 	}
 }

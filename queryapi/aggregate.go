@@ -64,6 +64,9 @@ func decodeAggregate(body []byte) (storage.CallsAggregateQuery, error) {
 		return q, err
 	}
 	q.Calls.Filter, q.Start, q.End = filter.Storage(), start.UTC(), end.UTC()
+	if err := q.Validate(); err != nil {
+		return q, err
+	}
 	q.Calls.Where, err = querylang.Parse(query)
 	return q, err
 }

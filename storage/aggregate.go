@@ -2,6 +2,7 @@ package storage
 
 import (
 	"context"
+	"fmt"
 	"time"
 )
 
@@ -58,7 +59,35 @@ type CallsAggregator interface {
 // MaxAggregateBuckets bounds how many buckets one aggregate query spans.
 const MaxAggregateBuckets = 2000
 
-// BucketStart is the start of the bucket with index i from q.Start.
+// MaxAggregateBucketSeconds bounds a bucket's width: 100 years (of 365.25
+// days). Wider buckets could not be told from one, and the width in
+// milliseconds, and as a time.Duration, must not overflow.
+const MaxAggregateBucketSeconds = 36525 * 24 * 3600
+
+// Validate refuses a query whose bucket width is outside 1 through
+// MaxAggregateBucketSeconds, whose end is not after its start, or whose
+// range spans more than MaxAggregateBuckets buckets, as
+// ErrInvalidArgument. It counts in whole seconds, so neither a width nor a
+// range of any size overflows (a time.Duration holds only 292 years).
+func (q CallsAggregateQuery) Validate() error {
+	if q.BucketSeconds < 1 || q.BucketSeconds > MaxAggregateBucketSeconds {
+		return fmt.Errorf("bucket_seconds must be between 1 and %d (100 years), got %d: %w",
+			MaxAggregateBucketSeconds, q.BucketSeconds, ErrInvalidArgument)
+	}
+	if !q.End.After(q.Start) {
+		return fmt.Errorf("end must be after start: %w", ErrInvalidArgument)
+	}
+	span := q.End.Unix() - q.Start.Unix() // at most about 3e11 between years 1 and 9999
+	if n := span / q.BucketSeconds; n >= MaxAggregateBuckets {
+		return fmt.Errorf("the range spans %d buckets of bucket_seconds=%d; at most %d fit in one query: widen bucket_seconds or narrow start and end: %w",
+			n+1, q.BucketSeconds, MaxAggregateBuckets, ErrInvalidArgument)
+	}
+	return nil
+}
+
+// BucketStart is the start of the bucket with index i from q.Start. It
+// adds whole seconds, as i times the width may not fit a time.Duration.
 func (q CallsAggregateQuery) BucketStart(i int64) time.Time {
-	return q.Start.UTC().Add(time.Duration(i*q.BucketSeconds) * time.Second)
+	start := q.Start.UTC()
+	return time.Unix(start.Unix()+i*q.BucketSeconds, int64(start.Nanosecond())).UTC()
 }
