@@ -136,6 +136,10 @@ func TestTrainingRefusesBadRequests(t *testing.T) {
 		{"event cursor of nothing", "GET", "/v1/preview/training-jobs/" + job + "/events?after=x", e.member, nil, 400, "after:"},
 		{"member leases", "POST", "/v1/worker/lease", e.member, `{"worker":"w"}`, 403, "role worker"},
 		{"lease without a name", "POST", "/v1/worker/lease", e.worker, `{}`, 400, "worker"},
+		{"lease waits past a duration", "POST", "/v1/worker/lease", e.worker, `{"worker":"w","wait_seconds":9.3e9}`, 400, "wait_seconds"},
+		{"lease waits far too long", "POST", "/v1/worker/lease", e.worker, `{"worker":"w","wait_seconds":1e300}`, 400, "wait_seconds"},
+		{"lease waits past the protocol's max", "POST", "/v1/worker/lease", e.worker, `{"worker":"w","wait_seconds":601}`, 400, "wait_seconds"},
+		{"lease waits less than nothing", "POST", "/v1/worker/lease", e.worker, `{"worker":"w","wait_seconds":-1}`, 400, "wait_seconds"},
 		{"heartbeat without a lease", "POST", "/v1/worker/jobs/" + job + "/heartbeat", e.worker, `{}`, 400, protocol.LeaseHeader},
 		{"heartbeat under no lease", "POST", "/v1/worker/jobs/" + job + "/heartbeat", e.worker, `{}`, 409, "stop working"},
 	}
@@ -148,6 +152,10 @@ func TestTrainingRefusesBadRequests(t *testing.T) {
 		if status != tc.status || !strings.Contains(string(out), tc.want) {
 			t.Errorf("%s: %s %s = %d %s; want %d with %s", tc.name, tc.method, tc.path, status, out, tc.status, tc.want)
 		}
+	}
+	// No refused request leased the queued job.
+	if l, status := e.lease(0); l == nil || l.Job.ID != job {
+		t.Errorf("lease after the refusals = %d %+v, want the queued job %s", status, l, job)
 	}
 }
 

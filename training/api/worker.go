@@ -45,16 +45,21 @@ func (a *API) decode(r *http.Request, v any) error {
 }
 
 // lease long-polls for a job: 200 with the lease, 204 when none came.
+// The wait is checked before anything is leased, so a refused request
+// never takes a job.
 func (a *API) lease(w http.ResponseWriter, r *http.Request) {
 	p, err := a.authenticate(r)
 	var req protocol.LeaseRequest
 	if err == nil {
 		err = a.decode(r, &req)
 	}
+	var wait time.Duration
+	if err == nil {
+		wait, err = leaseWait(req.WaitSeconds, a.svc.Config().MaxLeaseWait)
+	}
 	var l *protocol.Lease
 	if err == nil {
-		wait := time.Duration(req.WaitSeconds * float64(time.Second))
-		_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(min(wait, a.svc.Config().MaxLeaseWait) + time.Minute))
+		_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(wait + time.Minute))
 		l, err = a.svc.Lease(httpapi.WithPrincipal(r.Context(), p), p, req.Worker, wait)
 	}
 	switch {
@@ -65,6 +70,18 @@ func (a *API) lease(w http.ResponseWriter, r *http.Request) {
 	default:
 		writeJSON(w, http.StatusOK, l)
 	}
+}
+
+// leaseWait is how long a lease request waits: seconds, which must be
+// 0 through protocol.MaxWaitSeconds, capped at the server's maximum. The
+// range is checked on the float, before converting it to a Duration,
+// which overflows past about 292 years.
+func leaseWait(seconds float64, most time.Duration) (time.Duration, error) {
+	if !(seconds >= 0 && seconds <= protocol.MaxWaitSeconds) { // also NaN
+		return 0, fmt.Errorf("wait_seconds: %v is out of range; send 0 (do not wait) through %d seconds: %w",
+			seconds, protocol.MaxWaitSeconds, storage.ErrInvalidArgument)
+	}
+	return min(time.Duration(seconds*float64(time.Second)), most), nil
 }
 
 func leaseOf(r *http.Request) string { return r.Header.Get(protocol.LeaseHeader) }

@@ -21,10 +21,15 @@ const LeaseHeader = "Weft-Lease"
 type LeaseRequest struct {
 	// Worker names the worker in the job's state (a host name, a GPU).
 	Worker string `json:"worker"`
-	// WaitSeconds is how long to wait for a job when none is queued; the
-	// server caps it at training.max_lease_wait. 0: do not wait.
+	// WaitSeconds is how long to wait for a job when none is queued,
+	// from 0 (do not wait) through MaxWaitSeconds; other values are
+	// refused with 400. The server caps it at training.max_lease_wait.
 	WaitSeconds float64 `json:"wait_seconds"`
 }
+
+// MaxWaitSeconds is the largest LeaseRequest.WaitSeconds: 10 minutes,
+// the largest training.max_lease_wait.
+const MaxWaitSeconds = 600
 
 // Lease is the answer to a lease that got a job (HTTP 200; 204 means
 // none came within the wait).
