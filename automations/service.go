@@ -65,6 +65,10 @@ func (s *Service) PutSecret(ctx context.Context, entity, name, value string) (st
 		return storage.Secret{}, invalid("value", "must be at most %d bytes", MaxSecretBytes)
 	case !utf8.ValidString(value):
 		return storage.Secret{}, invalid("value", "must be UTF-8 text")
+	case strings.IndexFunc(value, headerUnsafe) >= 0:
+		return storage.Secret{}, invalid("value", "must not contain line breaks, NUL or other control characters "+
+			"(only tab): secrets are sent in HTTP headers, where they would fail every delivery; "+
+			"remove them, e.g. a trailing newline from a file")
 	}
 	sealed, err := s.d.Box.Seal([]byte(value), delivery.SecretContext(entity, name))
 	if err != nil {
@@ -78,6 +82,10 @@ func (s *Service) PutSecret(ctx context.Context, entity, name, value string) (st
 	sec.Sealed = nil
 	return sec, err
 }
+
+// headerUnsafe reports a character no HTTP header value may carry: the
+// ASCII controls (CR, LF and NUL among them) but tab, and DEL.
+func headerUnsafe(r rune) bool { return (r < 0x20 && r != '\t') || r == 0x7f }
 
 // ListSecrets lists names and dates.
 func (s *Service) ListSecrets(ctx context.Context, entity string) ([]storage.Secret, error) {
