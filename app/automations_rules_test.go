@@ -1,7 +1,9 @@
 package app_test
 
 import (
+	"io"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 )
@@ -184,5 +186,28 @@ func TestWebhookTest(t *testing.T) {
 	e.as(e.admin, "/webhooks/list", map[string]any{"entity": "acme"}, &hooks)
 	if len(hooks.Webhooks) != 1 || hooks.Webhooks[0]["secret"] != "SIGN" {
 		t.Fatalf("webhooks after a test = %v", hooks.Webhooks)
+	}
+}
+
+// TestWebhookTestHidesReflectedSecrets: a receiver that echoes the
+// request it got shows neither the access token nor the signing secret
+// back to the admin running the test.
+func TestWebhookTestHidesReflectedSecrets(t *testing.T) {
+	e := hookEnv(t)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Authorization", r.Header.Get("Authorization"))
+		w.Header().Set("X-Echo", r.Header.Get("Authorization"))
+		_, _ = io.WriteString(w, r.Header.Get("Authorization")+" ")
+		_, _ = io.Copy(w, r.Body)
+	}))
+	t.Cleanup(srv.Close)
+	hookID := e.setupHook(srv.URL)
+	var res struct {
+		Headers map[string]string
+		Body    string
+	}
+	e.as(e.admin, "/webhooks/test", map[string]any{"entity": "acme", "id": hookID, "payload": map[string]any{"check": "$SIGN"}}, &res)
+	if res.Headers["authorization"] != "Bearer ****" || res.Headers["x-echo"] != "Bearer ****" || res.Body != `Bearer **** {"check":"****"}` {
+		t.Fatalf("test answer headers %v body %q; want the token and secret as ****", res.Headers, res.Body)
 	}
 }

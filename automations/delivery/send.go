@@ -49,8 +49,14 @@ func NewSender(client *http.Client, maxBody int64, userAgent string, now func() 
 }
 
 // Send makes one attempt. The signature's timestamp is the attempt's
-// own, as Standard Webhooks expects; the id is the delivery's.
+// own, as Standard Webhooks expects; the id is the delivery's. The
+// request's token and secret are hidden wherever the answer repeats
+// them, so neither the delivery history nor a test's answer shows them.
 func (s *Sender) Send(ctx context.Context, r Request) Response {
+	return newRedactor(r.Token, r.Secret).response(s.send(ctx, r))
+}
+
+func (s *Sender) send(ctx context.Context, r Request) Response {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, r.URL, bytes.NewReader(r.Body))
 	if err != nil {
 		return Response{Err: fmt.Errorf("webhook URL: %w", err)}
