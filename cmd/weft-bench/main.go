@@ -10,6 +10,7 @@
 //	weft-bench inference --weft ./bin/weft --clients 1,64,512 --duration 5s
 //	weft-bench agent --weft ./bin/weft --calls 500000 --payload 1000
 //	weft-bench training --weft ./bin/weft --jobs 1000 --calls 100000 --batch 50
+//	weft-bench soak --weft ./bin/weft --duration 30m --kill-every 3m
 package main
 
 import (
@@ -85,7 +86,10 @@ func parse(name string, args []string) (options, error) {
 
 func run(ctx context.Context, args []string) error {
 	if len(args) == 0 {
-		return errors.New("usage: weft-bench calls|query|otlp|automations|inference|agent|training [flags]")
+		return errors.New("usage: weft-bench calls|query|otlp|automations|inference|agent|training|soak [flags]")
+	}
+	if args[0] == "soak" {
+		return benchSoak(ctx, args[1:])
 	}
 	o, err := parse(args[0], args[1:])
 	if err != nil {
@@ -122,5 +126,5 @@ func run(ctx context.Context, args []string) error {
 	case "training":
 		return benchTraining(ctx, target, o)
 	}
-	return fmt.Errorf("unknown benchmark %q (calls, query, otlp, automations, inference, agent, training)", args[0])
+	return fmt.Errorf("unknown benchmark %q (calls, query, otlp, automations, inference, agent, training, soak)", args[0])
 }
