@@ -23,12 +23,14 @@ type AggregateAPI struct {
 	extras   CallExtras
 	logger   *slog.Logger
 	maxBytes int64
+	limits   querylang.Limits
 }
 
 // NewAggregateAPI builds the aggregate endpoint; extras' prices price the
 // usage (Feedback, Refs and Users are not used).
-func NewAggregateAPI(calls storage.CallsAggregator, extras CallExtras, maxBodyBytes int64, logger *slog.Logger) *AggregateAPI {
-	return &AggregateAPI{calls: calls, extras: extras, logger: logger, maxBytes: maxBodyBytes}
+func NewAggregateAPI(calls storage.CallsAggregator, extras CallExtras, maxBodyBytes int64, logger *slog.Logger, opts ...Option) *AggregateAPI {
+	o := applyOptions(opts)
+	return &AggregateAPI{calls: calls, extras: extras, logger: logger, maxBytes: maxBodyBytes, limits: o.limits}
 }
 
 // Register adds the route to mux; wrap is applied to the handler.
@@ -52,7 +54,7 @@ type aggregateBucket struct {
 	Usage            map[string]json.RawMessage `json:"usage"`
 }
 
-func decodeAggregate(body []byte) (storage.CallsAggregateQuery, error) {
+func decodeAggregate(body []byte, lim querylang.Limits) (storage.CallsAggregateQuery, error) {
 	var q storage.CallsAggregateQuery
 	var filter wire.CallsFilter
 	var query json.RawMessage
@@ -67,12 +69,12 @@ func decodeAggregate(body []byte) (storage.CallsAggregateQuery, error) {
 	if err := q.Validate(); err != nil {
 		return q, err
 	}
-	q.Calls.Where, err = querylang.Parse(query)
+	q.Calls.Where, err = lim.Parse(query)
 	return q, err
 }
 
 func (a *AggregateAPI) aggregate(r *http.Request, body []byte) (any, error) {
-	q, err := decodeAggregate(body)
+	q, err := decodeAggregate(body, a.limits)
 	if err != nil {
 		return nil, err
 	}

@@ -12,6 +12,7 @@ import (
 	"net/http"
 
 	"github.com/weftdev/weft/internal/httpapi"
+	"github.com/weftdev/weft/storage/querylang"
 )
 
 // API holds the read handlers' dependencies.
@@ -20,12 +21,14 @@ type API struct {
 	extras   CallExtras
 	logger   *slog.Logger
 	maxBytes int64
+	limits   querylang.Limits
 }
 
 // New builds the calls query API over a calls reader; extras serve
 // include_costs and include_feedback.
-func New(calls CallReader, extras CallExtras, maxBodyBytes int64, logger *slog.Logger) *API {
-	return &API{calls: calls, extras: extras, logger: logger, maxBytes: maxBodyBytes}
+func New(calls CallReader, extras CallExtras, maxBodyBytes int64, logger *slog.Logger, opts ...Option) *API {
+	o := applyOptions(opts)
+	return &API{calls: calls, extras: extras, logger: logger, maxBytes: maxBodyBytes, limits: o.limits}
 }
 
 // Register adds the read routes to mux; wrap is applied to every handler.

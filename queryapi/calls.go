@@ -31,11 +31,11 @@ type callsQueryReq struct {
 	query          json.RawMessage
 }
 
-// decodeCallsQuery reads a CallsQueryReq and parses its query, so a bad
-// query is refused before any answer is written; expand reports whether
-// expanded ref values are returned (return_expanded_column_values,
-// default true).
-func decodeCallsQuery(body []byte) (storage.CallsQuery, bool, error) {
+// decodeCallsQuery reads a CallsQueryReq and parses its query within lim,
+// so a bad or oversized query is refused before any answer is written;
+// expand reports whether expanded ref values are returned
+// (return_expanded_column_values, default true).
+func decodeCallsQuery(body []byte, lim querylang.Limits) (storage.CallsQuery, bool, error) {
 	var r callsQueryReq
 	var sortBy []wire.SortBy
 	var filter wire.CallsFilter
@@ -54,8 +54,11 @@ func decodeCallsQuery(body []byte) (storage.CallsQuery, bool, error) {
 	if err := wire.CheckPaging(r.limit, r.offset); err != nil {
 		return storage.CallsQuery{}, false, err
 	}
+	if err := checkSort(lim, sortBy); err != nil {
+		return storage.CallsQuery{}, false, err
+	}
 	r.q.SortBy, r.q.Filter = wire.StorageSort(sortBy), filter.Storage()
-	if r.q.Where, err = querylang.Parse(r.query); err != nil {
+	if r.q.Where, err = lim.Parse(r.query); err != nil {
 		return storage.CallsQuery{}, false, err
 	}
 	if r.limit != nil && *r.limit > 0 {
@@ -81,7 +84,7 @@ func (a *API) authorizedCallsQuery(r *http.Request) (storage.CallsQuery, bool, e
 	if err != nil {
 		return storage.CallsQuery{}, false, err
 	}
-	q, expand, err := decodeCallsQuery(body)
+	q, expand, err := decodeCallsQuery(body, a.limits)
 	if err != nil {
 		return q, false, err
 	}
@@ -180,7 +183,7 @@ func (a *API) streamCalls(w http.ResponseWriter, r *http.Request, q storage.Call
 
 // callsQuery is the legacy non-streaming form: {"calls": [...]}.
 func (a *API) callsQuery(r *http.Request, body []byte) (any, error) {
-	q, expand, err := decodeCallsQuery(body)
+	q, expand, err := decodeCallsQuery(body, a.limits)
 	if err != nil {
 		return nil, err
 	}
@@ -241,7 +244,7 @@ func (a *API) callsQueryStats(r *http.Request, body []byte) (any, error) {
 	if limit != nil && *limit < 1 {
 		return nil, &wire.FieldError{Field: "limit", Msg: fmt.Sprintf("must be at least 1, got %d", *limit)}
 	}
-	if q.Where, err = querylang.Parse(query); err != nil {
+	if q.Where, err = a.limits.Parse(query); err != nil {
 		return nil, err
 	}
 	if _, err := httpapi.Authorize(r.Context(), q.ProjectID, auth.Read); err != nil {

@@ -15,6 +15,7 @@ import (
 	"github.com/weftdev/weft/internal/httpapi"
 	"github.com/weftdev/weft/pricing"
 	"github.com/weftdev/weft/storage"
+	"github.com/weftdev/weft/storage/querylang"
 	"github.com/weftdev/weft/wire"
 )
 
@@ -27,12 +28,14 @@ type CostsAPI struct {
 	store    storage.CostStore
 	logger   *slog.Logger
 	maxBytes int64
+	limits   querylang.Limits
 	now      func() time.Time
 }
 
 // NewCostsAPI builds the cost endpoints over store.
-func NewCostsAPI(store storage.CostStore, maxBodyBytes int64, logger *slog.Logger) *CostsAPI {
-	return &CostsAPI{store: store, logger: logger, maxBytes: maxBodyBytes, now: time.Now}
+func NewCostsAPI(store storage.CostStore, maxBodyBytes int64, logger *slog.Logger, opts ...Option) *CostsAPI {
+	o := applyOptions(opts)
+	return &CostsAPI{store: store, logger: logger, maxBytes: maxBodyBytes, limits: o.limits, now: time.Now}
 }
 
 // Register adds the cost routes to mux; wrap is applied to every handler.
@@ -165,7 +168,7 @@ func projectPrice(projectID, llmID, userID string, now time.Time, in costInput) 
 }
 
 func (a *CostsAPI) query(r *http.Request, body []byte) (any, error) {
-	q, err := decodeTableQuery(r, body)
+	q, err := decodeTableQuery(r, body, a.limits)
 	if err != nil {
 		return nil, err
 	}
@@ -175,7 +178,7 @@ func (a *CostsAPI) query(r *http.Request, body []byte) (any, error) {
 }
 
 func (a *CostsAPI) purge(r *http.Request, body []byte) (any, error) {
-	projectID, ids, err := decodePurge(r, body, true, purgeCostsMsg)
+	projectID, ids, err := decodePurge(r, body, true, purgeCostsMsg, a.limits)
 	if err != nil {
 		return nil, err
 	}

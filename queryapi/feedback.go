@@ -11,6 +11,7 @@ import (
 	"github.com/weftdev/weft/internal/emoji"
 	"github.com/weftdev/weft/internal/httpapi"
 	"github.com/weftdev/weft/storage"
+	"github.com/weftdev/weft/storage/querylang"
 	"github.com/weftdev/weft/wire"
 )
 
@@ -27,15 +28,18 @@ type FeedbackAPI struct {
 	rules    feedbackRules
 	logger   *slog.Logger
 	maxBytes int64
+	limits   querylang.Limits
 }
 
 // NewFeedbackAPI builds the feedback endpoints over store.
-func NewFeedbackAPI(store storage.FeedbackStore, maxBodyBytes int64, logger *slog.Logger) (*FeedbackAPI, error) {
+func NewFeedbackAPI(store storage.FeedbackStore, maxBodyBytes int64, logger *slog.Logger, opts ...Option) (*FeedbackAPI, error) {
 	table, err := emoji.New()
 	if err != nil {
 		return nil, fmt.Errorf("feedback API: %w", err)
 	}
-	return &FeedbackAPI{store: store, rules: feedbackRules{emoji: table, now: time.Now}, logger: logger, maxBytes: maxBodyBytes}, nil
+	o := applyOptions(opts)
+	return &FeedbackAPI{store: store, rules: feedbackRules{emoji: table, now: time.Now}, logger: logger,
+		maxBytes: maxBodyBytes, limits: o.limits}, nil
 }
 
 // Register adds the feedback routes to mux; wrap is applied to every handler.
@@ -145,7 +149,7 @@ func (a *FeedbackAPI) replace(r *http.Request, body []byte) (any, error) {
 }
 
 func (a *FeedbackAPI) query(r *http.Request, body []byte) (any, error) {
-	q, err := decodeTableQuery(r, body)
+	q, err := decodeTableQuery(r, body, a.limits)
 	if err != nil {
 		return nil, err
 	}
@@ -155,7 +159,7 @@ func (a *FeedbackAPI) query(r *http.Request, body []byte) (any, error) {
 }
 
 func (a *FeedbackAPI) purge(r *http.Request, body []byte) (any, error) {
-	projectID, ids, err := decodePurge(r, body, false, purgeFeedbackMsg)
+	projectID, ids, err := decodePurge(r, body, false, purgeFeedbackMsg, a.limits)
 	if err != nil {
 		return nil, err
 	}

@@ -19,7 +19,9 @@ type tableQueryReq struct {
 	Limit, Offset *int64
 }
 
-func decodeTableQuery(r *http.Request, body []byte) (tableQueryReq, error) {
+// decodeTableQuery reads a table query, authorises it, and checks its
+// query and sort keys against lim (the store parses the query itself).
+func decodeTableQuery(r *http.Request, body []byte, lim querylang.Limits) (tableQueryReq, error) {
 	var q tableQueryReq
 	err := wire.DecodeTop(body, wire.Fields{"project_id": &q.ProjectID, "fields": &q.Fields, "query": &q.Query,
 		"sort_by": &q.SortBy, "limit": &q.Limit, "offset": &q.Offset}, "project_id")
@@ -29,7 +31,13 @@ func decodeTableQuery(r *http.Request, body []byte) (tableQueryReq, error) {
 	if err := wire.CheckPaging(q.Limit, q.Offset); err != nil {
 		return q, err
 	}
-	_, err = httpapi.Authorize(r.Context(), q.ProjectID, auth.Read)
+	if _, err = httpapi.Authorize(r.Context(), q.ProjectID, auth.Read); err != nil {
+		return q, err
+	}
+	if err := checkSort(lim, q.SortBy); err != nil {
+		return q, err
+	}
+	_, err = lim.Parse(q.Query)
 	return q, err
 }
 
@@ -43,14 +51,14 @@ func (q tableQueryReq) offset() int64 {
 // decodePurge reads a purge request and the ids its query names: an $eq of
 // the id field with a string literal, an $or of such terms, or (allowIn)
 // an $in of the id field with string literals. Anything else is refused
-// with msg.
-func decodePurge(r *http.Request, body []byte, allowIn bool, msg string) (string, []string, error) {
+// with msg, and a query over lim as any other.
+func decodePurge(r *http.Request, body []byte, allowIn bool, msg string, lim querylang.Limits) (string, []string, error) {
 	var projectID string
 	var raw json.RawMessage
 	if err := wire.DecodeTop(body, wire.Fields{"project_id": &projectID, "query": &raw}, "project_id", "query"); err != nil {
 		return "", nil, err
 	}
-	expr, err := querylang.Parse(raw)
+	expr, err := lim.Parse(raw)
 	if err != nil {
 		return "", nil, err
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/weftdev/weft/auth"
 	"github.com/weftdev/weft/internal/httpapi"
 	"github.com/weftdev/weft/storage"
+	"github.com/weftdev/weft/storage/querylang"
 	"github.com/weftdev/weft/wire"
 )
 
@@ -19,11 +20,14 @@ type ThreadsAPI struct {
 	threads  storage.ThreadReader
 	logger   *slog.Logger
 	maxBytes int64
+	limits   querylang.Limits
 }
 
-// NewThreadsAPI builds the threads endpoint over threads.
-func NewThreadsAPI(threads storage.ThreadReader, maxBodyBytes int64, logger *slog.Logger) *ThreadsAPI {
-	return &ThreadsAPI{threads: threads, logger: logger, maxBytes: maxBodyBytes}
+// NewThreadsAPI builds the threads endpoint over threads; its sort_by is
+// bounded by WithQueryLimits.
+func NewThreadsAPI(threads storage.ThreadReader, maxBodyBytes int64, logger *slog.Logger, opts ...Option) *ThreadsAPI {
+	o := applyOptions(opts)
+	return &ThreadsAPI{threads: threads, logger: logger, maxBytes: maxBodyBytes, limits: o.limits}
 }
 
 // Register adds the threads route to mux; wrap is applied to the handler.
@@ -38,7 +42,7 @@ type threadsFilter struct {
 	ThreadIDs      []string   `json:"thread_ids"`
 }
 
-func decodeThreadsQuery(body []byte) (storage.ThreadsQuery, error) {
+func decodeThreadsQuery(body []byte, lim querylang.Limits) (storage.ThreadsQuery, error) {
 	var q storage.ThreadsQuery
 	var f threadsFilter
 	var limit, offset *int64
@@ -46,6 +50,9 @@ func decodeThreadsQuery(body []byte) (storage.ThreadsQuery, error) {
 	err := wire.DecodeTop(body, wire.Fields{"project_id": &q.ProjectID, "filter": &f,
 		"limit": &limit, "offset": &offset, "sort_by": &sortBy}, "project_id")
 	if err != nil {
+		return q, err
+	}
+	if err := checkSort(lim, sortBy); err != nil {
 		return q, err
 	}
 	q.SortBy = wire.StorageSort(sortBy)
@@ -88,7 +95,7 @@ func (a *ThreadsAPI) authorizedQuery(r *http.Request) (storage.ThreadsQuery, err
 	if err != nil {
 		return storage.ThreadsQuery{}, err
 	}
-	q, err := decodeThreadsQuery(body)
+	q, err := decodeThreadsQuery(body, a.limits)
 	if err != nil {
 		return q, err
 	}

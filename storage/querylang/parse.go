@@ -19,8 +19,13 @@ const rootLoc = "query"
 
 // Parse parses a Query document {"$expr": <Operation>}. A nil, empty or
 // JSON null document means "no query" and yields a nil Expr and nil error.
-// Errors are *Error values wrapping storage.ErrInvalidArgument.
-func Parse(raw json.RawMessage) (Expr, error) {
+// Errors are *Error values wrapping storage.ErrInvalidArgument. It bounds
+// nesting (MaxDepth) but not breadth: a document from a client goes
+// through Limits.Parse.
+func Parse(raw json.RawMessage) (Expr, error) { return parseDoc(raw, unlimited()) }
+
+// parseDoc parses a Query document within lim.
+func parseDoc(raw json.RawMessage, lim Limits) (Expr, error) {
 	doc, err := decode(raw, rootLoc)
 	if err != nil || doc == nil {
 		return nil, err
@@ -37,7 +42,8 @@ func Parse(raw json.RawMessage) (Expr, error) {
 		return nil, errAt(rootLoc, `expects an object {"$expr": <operation>}`)
 	}
 	loc := rootLoc + ".$expr"
-	e, err := parseOperand(body, loc, 0)
+	p := &parser{lim: lim, root: rootLoc}
+	e, err := p.operand(body, loc, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -55,7 +61,24 @@ func ParseOperand(raw json.RawMessage, loc string) (Expr, error) {
 	if err != nil {
 		return nil, err
 	}
-	return parseOperand(doc, loc, 0)
+	p := &parser{lim: unlimited(), root: loc}
+	return p.operand(doc, loc, 0)
+}
+
+// parser parses one decoded document within its limits, counting the
+// nodes it makes; root names the document in the node-count error.
+type parser struct {
+	lim   Limits
+	root  string
+	nodes int
+}
+
+// node counts one more node of the document.
+func (p *parser) node() error {
+	if p.nodes++; p.nodes > p.lim.MaxNodes {
+		return overLimit(p.root, 0, nodesUnit, p.lim.MaxNodes, keyNodes)
+	}
+	return nil
 }
 
 // decode reads one JSON value in a single pass, keeping number text so
@@ -77,7 +100,7 @@ func decode(raw json.RawMessage, loc string) (any, error) {
 	return v, nil
 }
 
-func parseOperand(v any, loc string, depth int) (Expr, error) {
+func (p *parser) operand(v any, loc string, depth int) (Expr, error) {
 	if depth > MaxDepth {
 		return nil, errAt(loc, fmt.Sprintf("nests deeper than %d levels; flatten the expression", MaxDepth))
 	}
@@ -89,14 +112,17 @@ func parseOperand(v any, loc string, depth int) (Expr, error) {
 		return nil, errAt(loc, fmt.Sprintf("expects an object with exactly one operator key, got %d keys (%s)",
 			len(obj), strings.Join(sortedKeys(obj), ", ")))
 	}
+	if err := p.node(); err != nil {
+		return nil, err
+	}
 	key := sortedKeys(obj)[0]
-	return parseKeyed(key, obj[key], loc+"."+key, depth)
+	return p.keyed(key, obj[key], loc+"."+key, depth)
 }
 
-func parseKeyed(key string, val any, loc string, depth int) (Expr, error) {
+func (p *parser) keyed(key string, val any, loc string, depth int) (Expr, error) {
 	switch key {
 	case "$literal":
-		v, err := parseLiteralValue(val, loc, depth)
+		v, err := p.literalValue(val, loc, depth)
 		if err != nil {
 			return nil, err
 		}
@@ -106,34 +132,40 @@ func parseKeyed(key string, val any, loc string, depth int) (Expr, error) {
 		if !ok {
 			return nil, errAt(loc, `expects a string field path such as "inputs.model"`)
 		}
+		if err := p.lim.checkPath(path, loc); err != nil {
+			return nil, err
+		}
 		return &GetField{Path: path}, nil
 	case "$convert":
-		return parseConvert(val, loc, depth)
+		return p.convert(val, loc, depth)
 	case "$and", "$or":
-		return parseLogical(key, val, loc, depth)
+		return p.logical(key, val, loc, depth)
 	case "$not":
-		ops, err := parseOperandArray(val, loc, depth, 1)
+		ops, err := p.operandArray(val, loc, depth, 1)
 		if err != nil {
 			return nil, err
 		}
 		return &Not{Operand: ops[0]}, nil
 	case string(OpEq), string(OpGt), string(OpGte), string(OpLt), string(OpLte):
-		ops, err := parseOperandArray(val, loc, depth, 2)
+		ops, err := p.operandArray(val, loc, depth, 2)
 		if err != nil {
 			return nil, err
 		}
 		return &Compare{Op: CompareOp(key), Left: ops[0], Right: ops[1]}, nil
 	case "$in":
-		return parseIn(val, loc, depth)
+		return p.in(val, loc, depth)
 	case "$contains", "$containsToken":
-		return parseContains(key, val, loc, depth)
+		return p.contains(key, val, loc, depth)
 	}
 	return nil, errAt(loc, "unknown operator; use one of $and $or $not $eq $gt $gte $lt $lte $in "+
 		"$contains $containsToken $getField $literal $convert")
 }
 
-func parseLogical(key string, val any, loc string, depth int) (Expr, error) {
-	ops, err := parseOperandArray(val, loc, depth, -1)
+func (p *parser) logical(key string, val any, loc string, depth int) (Expr, error) {
+	if items, ok := val.([]any); ok && len(items) > p.lim.MaxOperands {
+		return nil, overLimit(loc, len(items), "operands", p.lim.MaxOperands, keyOperands)
+	}
+	ops, err := p.operandArray(val, loc, depth, -1)
 	if err != nil {
 		return nil, err
 	}
@@ -146,9 +178,9 @@ func parseLogical(key string, val any, loc string, depth int) (Expr, error) {
 	return &Or{Operands: ops}, nil
 }
 
-// parseOperandArray parses a JSON array of operands; want < 0 accepts any
+// operandArray parses a JSON array of operands; want < 0 accepts any
 // length, otherwise exactly want.
-func parseOperandArray(val any, loc string, depth, want int) ([]Expr, error) {
+func (p *parser) operandArray(val any, loc string, depth, want int) ([]Expr, error) {
 	items, ok := val.([]any)
 	if !ok || (want >= 0 && len(items) != want) {
 		if want >= 0 {
@@ -159,7 +191,7 @@ func parseOperandArray(val any, loc string, depth, want int) ([]Expr, error) {
 	ops := make([]Expr, len(items))
 	for i, item := range items {
 		var err error
-		if ops[i], err = parseOperand(item, fmt.Sprintf("%s[%d]", loc, i), depth+1); err != nil {
+		if ops[i], err = p.operand(item, fmt.Sprintf("%s[%d]", loc, i), depth+1); err != nil {
 			return nil, err
 		}
 	}
@@ -173,31 +205,35 @@ func arityMsg(n int) string {
 	return fmt.Sprintf("expects an array of exactly %d operands", n)
 }
 
-func parseIn(val any, loc string, depth int) (Expr, error) {
+func (p *parser) in(val any, loc string, depth int) (Expr, error) {
 	items, ok := val.([]any)
 	if !ok || len(items) != 2 {
 		return nil, errAt(loc, "expects an array of exactly 2 items: an operand and an array of operands")
 	}
-	left, err := parseOperand(items[0], loc+"[0]", depth+1)
+	left, err := p.operand(items[0], loc+"[0]", depth+1)
 	if err != nil {
 		return nil, err
 	}
-	if _, ok := items[1].([]any); !ok {
+	elems, ok := items[1].([]any)
+	if !ok {
 		return nil, errAt(loc+"[1]", "expects an array of operands")
 	}
-	list, err := parseOperandArray(items[1], loc+"[1]", depth, -1)
+	if len(elems) > p.lim.MaxInList {
+		return nil, overLimit(loc+"[1]", len(elems), "elements", p.lim.MaxInList, keyInList)
+	}
+	list, err := p.operandArray(elems, loc+"[1]", depth, -1)
 	if err != nil {
 		return nil, err
 	}
 	return &In{Operand: left, List: list}, nil
 }
 
-func parseConvert(val any, loc string, depth int) (Expr, error) {
+func (p *parser) convert(val any, loc string, depth int) (Expr, error) {
 	obj, err := specObject(val, loc, []string{"input", "to"}, nil)
 	if err != nil {
 		return nil, err
 	}
-	input, err := parseOperand(obj["input"], loc+".input", depth+1)
+	input, err := p.operand(obj["input"], loc+".input", depth+1)
 	if err != nil {
 		return nil, err
 	}
@@ -209,16 +245,16 @@ func parseConvert(val any, loc string, depth int) (Expr, error) {
 	return nil, errAt(loc+".to", `expects one of "double", "string", "int", "bool", "exists"`)
 }
 
-func parseContains(key string, val any, loc string, depth int) (Expr, error) {
+func (p *parser) contains(key string, val any, loc string, depth int) (Expr, error) {
 	obj, err := specObject(val, loc, []string{"input", "substr"}, []string{"case_insensitive"})
 	if err != nil {
 		return nil, err
 	}
-	input, err := parseOperand(obj["input"], loc+".input", depth+1)
+	input, err := p.operand(obj["input"], loc+".input", depth+1)
 	if err != nil {
 		return nil, err
 	}
-	substr, err := parseOperand(obj["substr"], loc+".substr", depth+1)
+	substr, err := p.operand(obj["substr"], loc+".substr", depth+1)
 	if err != nil {
 		return nil, err
 	}

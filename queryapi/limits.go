@@ -1,0 +1,41 @@
+package queryapi
+
+import (
+	"github.com/weftdev/weft/storage/querylang"
+	"github.com/weftdev/weft/wire"
+)
+
+// Option adjusts an API as one of this package's constructors builds it.
+type Option func(*options)
+
+type options struct {
+	limits querylang.Limits
+}
+
+// WithQueryLimits bounds the query documents ("query") and sort keys
+// ("sort_by") the API passes to storage; a request over one of them is a
+// 400 naming the limit and its setting, and never reaches storage.
+// Without it (and for its zero fields) querylang.DefaultLimits apply.
+func WithQueryLimits(l querylang.Limits) Option {
+	return func(o *options) { o.limits = l }
+}
+
+func applyOptions(opts []Option) options {
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
+	return o
+}
+
+// checkSort bounds a request's sort_by terms.
+func checkSort(lim querylang.Limits, sortBy []wire.SortBy) error {
+	if len(sortBy) == 0 {
+		return nil
+	}
+	fields := make([]string, len(sortBy))
+	for i, s := range sortBy {
+		fields[i] = s.Field
+	}
+	return lim.CheckSort(fields)
+}
