@@ -20,6 +20,7 @@ import (
 	"github.com/weftdev/weft/processor/batchprocessor"
 	"github.com/weftdev/weft/receiver/kafkareceiver"
 	"github.com/weftdev/weft/receiver/otlpreceiver"
+	"github.com/weftdev/weft/storage/querylang"
 	"github.com/weftdev/weft/training"
 )
 
@@ -67,6 +68,11 @@ type Config struct {
 	OTLP otlpreceiver.Config `yaml:"otlp"`
 	// Connections bounds client connections: timeouts and caps.
 	Connections Connections `yaml:"connections"`
+	// Queries bounds the calls, threads, feedback and cost queries the API
+	// passes to the store: query document size, operands, $in lists,
+	// nodes, strings, field paths and sort keys. Errors over a limit name
+	// its key under "queries".
+	Queries querylang.Limits `yaml:"queries"`
 	// Inference is the OpenAI-compatible gateway's providers and models.
 	Inference inference.Config `yaml:"inference"`
 
@@ -115,6 +121,7 @@ func Default() Config {
 		DuckDBMemoryMB:  384,
 		OTLP:            otlpreceiver.NewDefaultConfig(),
 		Connections:     DefaultConnections(),
+		Queries:         querylang.DefaultLimits(),
 		Inference:       inference.DefaultConfig(),
 		Roles:           AllRoles,
 		MigrateOnStart:  true,
@@ -174,6 +181,7 @@ func (c Config) Validate() error {
 	errs = append(errs, c.validateScaleOut()...)
 	errs = append(errs, c.Retention.validate()...)
 	errs = append(errs, c.Connections.validate()...)
+	errs = append(errs, c.Queries.Validate()) // nil when valid: Join drops it
 	errs = append(errs, c.Automations.validate()...)
 	if err := c.Inference.Validate(); err != nil {
 		errs = append(errs, err)
