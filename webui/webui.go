@@ -33,7 +33,24 @@ func New(api http.Handler) (*Handler, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Handler{api: api, static: http.StripPrefix(AssetPrefix, http.FileServerFS(root)), shell: shell}, nil
+	return &Handler{api: api, static: http.StripPrefix(AssetPrefix, http.FileServerFS(filesOnly{root})), shell: shell}, nil
+}
+
+// filesOnly serves files and nothing else: a directory is not there, so
+// the file server answers 404 rather than listing it (or redirecting to
+// its listing).
+type filesOnly struct{ fs.FS }
+
+func (f filesOnly) Open(name string) (fs.File, error) {
+	file, err := f.FS.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	if st, err := file.Stat(); err != nil || st.IsDir() {
+		_ = file.Close()
+		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
+	}
+	return file, nil
 }
 
 // AssetPrefix is where the scripts and styles are served.
