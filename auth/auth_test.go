@@ -62,6 +62,17 @@ func TestAuthorize(t *testing.T) {
 		{"bad project id", Principal{Entity: "acme", Role: RoleAdmin}, "acme", Read, ErrBadProjectID},
 		{"nested project id", Principal{Entity: "acme", Role: RoleAdmin}, "acme/p/x", Read, ErrBadProjectID},
 		{"empty entity", Principal{Entity: "acme", Role: RoleAdmin}, "/p", Read, ErrBadProjectID},
+		{"NUL in the project", Principal{Entity: "acme", Role: RoleAdmin}, "acme/p\x00", Read, ErrBadProjectID},
+		{"space in the project", Principal{Entity: "acme", Role: RoleAdmin}, "acme/my project", Read, ErrBadProjectID},
+		{"dot-dot project", Principal{Entity: "acme", Role: RoleAdmin}, "acme/..", Read, ErrBadProjectID},
+		{"dot project", Principal{Entity: "acme", Role: RoleAdmin}, "acme/.", Read, ErrBadProjectID},
+		{"dot-dot inside", Principal{Entity: "acme", Role: RoleAdmin}, "acme/a..b", Read, ErrBadProjectID},
+		{"dot-dot entity", Principal{Entity: AllEntities, Role: RoleAdmin}, "../p", Read, ErrBadProjectID},
+		{"backslash entity", Principal{Entity: AllEntities, Role: RoleAdmin}, "\\evil.example/p", Read, ErrBadProjectID},
+		{"newline in the entity", Principal{Entity: AllEntities, Role: RoleAdmin}, "ac\nme/p", Read, ErrBadProjectID},
+		{"instance key's entity is no name", Principal{Entity: AllEntities, Role: RoleAdmin}, "*/p", Read, ErrBadProjectID},
+		{"names with dots, dashes and underscores", Principal{Entity: "my-team_1", Role: RoleMember}, "my-team_1/v1.2_eval-set", Write, nil},
+		{"registry project", Principal{Entity: "acme", Role: RoleMember}, "acme/wandb-registry-model", Read, nil},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 )
 
 // Errors returned by authentication and authorisation. The HTTP layer maps
@@ -109,16 +110,45 @@ func (p Principal) AuthorizeEntity(entity string, need Access) error {
 // ErrBadProjectID marks a malformed project id.
 var ErrBadProjectID = errors.New("bad project_id")
 
-// SplitProjectID splits "entity/project" and validates both parts.
+// SplitProjectID splits "entity/project" and validates both parts. Every
+// project id a request names reaches storage through it (Authorize
+// calls it), so it is the one place names are checked.
 func SplitProjectID(projectID string) (entity, project string, err error) {
+	if len(projectID) > 512 {
+		return "", "", fmt.Errorf("%w: project_id is longer than 512 characters", ErrBadProjectID)
+	}
 	entity, project, ok := strings.Cut(projectID, "/")
 	if !ok || entity == "" || project == "" || strings.Contains(project, "/") {
 		return "", "", fmt.Errorf("%w: project_id %q must have the form entity/project", ErrBadProjectID, projectID)
 	}
-	if len(projectID) > 512 {
-		return "", "", fmt.Errorf("%w: project_id is longer than 512 characters", ErrBadProjectID)
+	for _, part := range []struct{ kind, name string }{{"entity", entity}, {"project", project}} {
+		if msg := checkName(part.name); msg != "" {
+			return "", "", fmt.Errorf("%w: project_id %q: the %s name %s; names use letters, digits, '-', '_' and '.'",
+				ErrBadProjectID, projectID, part.kind, msg)
+		}
 	}
 	return entity, project, nil
+}
+
+// ValidName reports whether name is a valid entity or project name:
+// ASCII letters, digits, '-', '_' and '.', and never "." or anything
+// with "..", so a name is always one plain path segment.
+func ValidName(name string) bool { return name != "" && checkName(name) == "" }
+
+// checkName says what is wrong with a non-empty entity or project name,
+// or "".
+func checkName(name string) string {
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.') {
+			r, _ := utf8.DecodeRuneInString(name[i:])
+			return fmt.Sprintf("has %q at byte %d", r, i)
+		}
+	}
+	if name == "." || strings.Contains(name, "..") {
+		return "must not be \".\" or contain \"..\""
+	}
+	return ""
 }
 
 // Verifier turns an API key into a Principal. It returns ErrUnauthenticated

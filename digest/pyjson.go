@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+
+	"github.com/weftdev/weft/internal/jsontext"
 )
 
 // ErrInvalidJSON is wrapped by every error for input that is not a JSON
@@ -14,7 +16,8 @@ var ErrInvalidJSON = errors.New("invalid JSON")
 
 // maxDepth mirrors Python's default recursion limit: json.loads and
 // json.dumps both fail beyond it, so no digest exists for deeper values.
-const maxDepth = 1000
+// Call values share it.
+const maxDepth = jsontext.MaxValueDepth
 
 // Options selects the json.dumps variant to reproduce.
 type Options struct {

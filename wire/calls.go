@@ -5,9 +5,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/google/uuid"
 
+	"github.com/weftdev/weft/internal/jsontext"
 	"github.com/weftdev/weft/storage"
 )
 
@@ -60,6 +63,37 @@ type RefExtractor func(json.RawMessage) []string
 // maxOpNameLen is the reference server's limit for op names that are not refs.
 const maxOpNameLen = 128
 
+// MaxIDLen bounds call, trace and parent ids: the SDKs send UUIDv7s (36
+// characters), OTLP 16 or 32 hex digits.
+const MaxIDLen = 128
+
+// MaxValueDepth is how deeply call inputs, outputs, attributes and
+// summaries may nest, the same as object values.
+const MaxValueDepth = jsontext.MaxValueDepth
+
+// CheckID refuses an id that is longer than MaxIDLen bytes or has
+// whitespace, control characters or '/' (refs split on it), as a 400
+// naming field. An empty id passes: callers say when one is required.
+func CheckID(field, id string) error {
+	if len(id) > MaxIDLen {
+		return &FieldError{Field: field, Msg: fmt.Sprintf("%d bytes long; ids are at most %d bytes, e.g. a UUID or 16 or 32 hex digits", len(id), MaxIDLen)}
+	}
+	if i := strings.IndexFunc(id, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) || r == '/' }); i >= 0 {
+		r, _ := utf8.DecodeRuneInString(id[i:])
+		return &FieldError{Field: field, Msg: fmt.Sprintf("has %q at byte %d; ids have no spaces, control characters or '/', e.g. a UUID or hex digits", r, i)}
+	}
+	return nil
+}
+
+// checkDepth refuses a value nested deeper than MaxValueDepth, as a 400
+// naming field.
+func checkDepth(field string, v json.RawMessage) error {
+	if jsontext.TooDeep(v, MaxValueDepth) {
+		return &FieldError{Field: field, Msg: fmt.Sprintf("nests objects and arrays deeper than %d levels; flatten it", MaxValueDepth)}
+	}
+	return nil
+}
+
 // StartPart validates s and converts it. Missing id and trace_id are
 // generated (UUIDv7), as the reference ClickHouse server does. userID is
 // the authenticated caller and overrides any wb_user_id sent.
@@ -98,6 +132,11 @@ func (s *StartedCall) validate() error {
 	case s.DisplayName != nil && len(*s.DisplayName) > 1024:
 		return &FieldError{Field: "display_name", Msg: "longer than 1024 characters"}
 	}
+	for _, f := range []struct{ name, id string }{{"id", s.ID}, {"trace_id", s.TraceID}, {"parent_id", deref(s.ParentID)}} {
+		if err := CheckID(f.name, f.id); err != nil {
+			return err
+		}
+	}
 	for _, f := range []struct {
 		name string
 		v    json.RawMessage
@@ -105,8 +144,23 @@ func (s *StartedCall) validate() error {
 		if err := MustBeObject(f.name, f.v); err != nil {
 			return err
 		}
+		if err := checkDepth(f.name, f.v); err != nil {
+			return err
+		}
 	}
 	return nil
+}
+
+// checkEnd applies the rules every end shares: output and summary nest
+// at most MaxValueDepth levels, and summary is an object.
+func checkEnd(output, summary json.RawMessage) error {
+	if err := MustBeObject("summary", summary); err != nil {
+		return err
+	}
+	if err := checkDepth("output", output); err != nil {
+		return err
+	}
+	return checkDepth("summary", summary)
 }
 
 // EndPart validates e and converts it.
@@ -121,7 +175,10 @@ func (e *EndedCall) EndPart(extract RefExtractor) (storage.CallPart, error) {
 	case e.DisplayName != nil && len(*e.DisplayName) > 1024:
 		return storage.CallPart{}, &FieldError{Field: "display_name", Msg: "longer than 1024 characters"}
 	}
-	if err := MustBeObject("summary", e.Summary); err != nil {
+	if err := CheckID("id", e.ID); err != nil {
+		return storage.CallPart{}, err
+	}
+	if err := checkEnd(e.Output, e.Summary); err != nil {
 		return storage.CallPart{}, err
 	}
 	c := storage.Call{ProjectID: e.ProjectID, ID: e.ID}
@@ -149,7 +206,7 @@ func (cc *CompletedCall) CompletePart(userID string, extract RefExtractor) (stor
 	if cc.EndedAt.IsZero() {
 		return storage.CallPart{}, Missing("ended_at", ": an ISO-8601 datetime")
 	}
-	if err := MustBeObject("summary", cc.Summary); err != nil {
+	if err := checkEnd(cc.Output, cc.Summary); err != nil {
 		return storage.CallPart{}, err
 	}
 	p, err := cc.StartPart(userID, extract)

@@ -116,6 +116,16 @@ func TestStartPartValidation(t *testing.T) {
 		{"no started_at", StartedCall{ProjectID: "e/p", OpName: "op"}, "started_at"},
 		{"otel_dump not object", StartedCall{ProjectID: "e/p", OpName: "op", StartedAt: Time{time.Now()}, OtelDump: json.RawMessage(`"span"`)}, "otel_dump"},
 		{"inputs not object", StartedCall{ProjectID: "e/p", OpName: "op", StartedAt: Time{time.Now()}, Inputs: json.RawMessage(`[1]`)}, "inputs"},
+		{"id of a MiB", StartedCall{ProjectID: "e/p", ID: strings.Repeat("a", 1<<20), OpName: "op", StartedAt: Time{time.Now()}}, "id"},
+		{"id past the limit", StartedCall{ProjectID: "e/p", ID: strings.Repeat("a", MaxIDLen+1), OpName: "op", StartedAt: Time{time.Now()}}, "id"},
+		{"id with a space", StartedCall{ProjectID: "e/p", ID: "a b", OpName: "op", StartedAt: Time{time.Now()}}, "id"},
+		{"id with a NUL", StartedCall{ProjectID: "e/p", ID: "a\x00", OpName: "op", StartedAt: Time{time.Now()}}, "id"},
+		{"id with a slash", StartedCall{ProjectID: "e/p", ID: "a/b", OpName: "op", StartedAt: Time{time.Now()}}, "id"},
+		{"long trace id", StartedCall{ProjectID: "e/p", TraceID: long, OpName: "op", StartedAt: Time{time.Now()}}, "trace_id"},
+		{"parent id with a newline", StartedCall{ProjectID: "e/p", ParentID: ptr("p\n"), OpName: "op", StartedAt: Time{time.Now()}}, "parent_id"},
+		{"inputs too deep", StartedCall{ProjectID: "e/p", OpName: "op", StartedAt: Time{time.Now()}, Inputs: nested(MaxValueDepth + 1)}, "inputs"},
+		{"inputs 5000 deep", StartedCall{ProjectID: "e/p", OpName: "op", StartedAt: Time{time.Now()}, Inputs: nested(5000)}, "inputs"},
+		{"attributes too deep", StartedCall{ProjectID: "e/p", OpName: "op", StartedAt: Time{time.Now()}, Attributes: nested(MaxValueDepth + 1)}, "attributes"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -125,6 +135,12 @@ func TestStartPartValidation(t *testing.T) {
 				t.Fatalf("err = %v, want field %s", err, tc.field)
 			}
 		})
+	}
+	for _, id := range []string{"0192c6a3-8b2e-7f3a-9c1d-2e4f6a8b0c1d", "5f0c7a1b2c3d4e5f", "5f0c7a1b2c3d4e5f5f0c7a1b2c3d4e5f", strings.Repeat("a", MaxIDLen)} {
+		deep := StartedCall{ProjectID: "e/p", ID: id, TraceID: id, ParentID: &id, OpName: "op", StartedAt: Time{time.Now()}, Inputs: nested(MaxValueDepth)}
+		if _, err := deep.StartPart("u", noRefs); err != nil {
+			t.Errorf("id %q with inputs %d deep: %v", id, MaxValueDepth, err)
+		}
 	}
 	s := StartedCall{ProjectID: "e/p", OpName: "weave:///e/p/op/" + long + ":d", StartedAt: Time{time.Now()}, WBUserID: ptr("spoofed")}
 	p, err := s.StartPart("real-user", noRefs)
@@ -137,6 +153,77 @@ func TestStartPartValidation(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// nested is an object depth levels deep: {"a":[{"a":[...]}]}, counting
+// objects and arrays alike.
+func nested(depth int) json.RawMessage {
+	var b strings.Builder
+	for i := range depth {
+		if i%2 == 0 {
+			b.WriteString(`{"a":`)
+		} else {
+			b.WriteString(`[`)
+		}
+	}
+	b.WriteString(`1`)
+	for i := depth - 1; i >= 0; i-- {
+		if i%2 == 0 {
+			b.WriteString(`}`)
+		} else {
+			b.WriteString(`]`)
+		}
+	}
+	return json.RawMessage(b.String())
+}
+
+func TestEndAndCompletePartValidation(t *testing.T) {
+	now := Time{time.Now()}
+	tests := []struct {
+		name  string
+		part  func() error
+		field string
+	}{
+		{"end id past the limit", func() error {
+			_, err := (&EndedCall{ProjectID: "e/p", ID: strings.Repeat("a", MaxIDLen+1), EndedAt: now}).EndPart(noRefs)
+			return err
+		}, "id"},
+		{"end id with a tab", func() error {
+			_, err := (&EndedCall{ProjectID: "e/p", ID: "a\tb", EndedAt: now}).EndPart(noRefs)
+			return err
+		}, "id"},
+		{"output too deep", func() error {
+			_, err := (&EndedCall{ProjectID: "e/p", ID: "c", EndedAt: now, Output: nested(MaxValueDepth + 1)}).EndPart(noRefs)
+			return err
+		}, "output"},
+		{"summary too deep", func() error {
+			_, err := (&EndedCall{ProjectID: "e/p", ID: "c", EndedAt: now, Summary: nested(MaxValueDepth + 1)}).EndPart(noRefs)
+			return err
+		}, "summary"},
+		{"complete output too deep", func() error {
+			cc := CompletedCall{StartedCall: StartedCall{ProjectID: "e/p", ID: "c", TraceID: "t", OpName: "op", StartedAt: now},
+				EndedAt: now, Output: nested(5000)}
+			_, err := cc.CompletePart("u", noRefs)
+			return err
+		}, "output"},
+		{"complete id of a MiB", func() error {
+			cc := CompletedCall{StartedCall: StartedCall{ProjectID: "e/p", ID: strings.Repeat("a", 1<<20), TraceID: "t", OpName: "op", StartedAt: now},
+				EndedAt: now}
+			_, err := cc.CompletePart("u", noRefs)
+			return err
+		}, "id"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var fe *FieldError
+			if err := tc.part(); !errors.As(err, &fe) || fe.Field != tc.field || fe.Schema != "" {
+				t.Fatalf("err = %v, want a 400 field error on %s", err, tc.field)
+			}
+		})
+	}
+	if _, err := (&EndedCall{ProjectID: "e/p", ID: "c", EndedAt: now, Output: nested(MaxValueDepth), Summary: nested(MaxValueDepth)}).EndPart(noRefs); err != nil {
+		t.Errorf("output and summary %d deep: %v", MaxValueDepth, err)
+	}
+}
 
 func TestCallSchemaDerivedSummary(t *testing.T) {
 	t0 := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)

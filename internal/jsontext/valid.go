@@ -8,8 +8,12 @@ import "unicode/utf8"
 // OTLP string attributes are embeddable JSON is the hottest step of
 // mapping spans. Lone surrogate escapes pass, as they do in json.Valid;
 // CleanSurrogates rewrites them.
-func Valid(s string) bool {
-	p := jsonScan{s: s}
+func Valid(s string) bool { return ValidDepth(s, MaxDepth) }
+
+// ValidDepth is Valid with objects and arrays nested at most maxDepth
+// levels.
+func ValidDepth(s string, maxDepth int) bool {
+	p := jsonScan{s: s, max: maxDepth}
 	p.ws()
 	if !p.value(0) {
 		return false
@@ -22,8 +26,9 @@ func Valid(s string) bool {
 const MaxDepth = 10000
 
 type jsonScan struct {
-	s string
-	i int
+	s   string
+	i   int
+	max int
 }
 
 func (p *jsonScan) ws() {
@@ -43,9 +48,9 @@ func (p *jsonScan) value(depth int) bool {
 	}
 	switch c := p.s[p.i]; {
 	case c == '{':
-		return depth < MaxDepth && p.object(depth+1)
+		return depth < p.max && p.object(depth+1)
 	case c == '[':
-		return depth < MaxDepth && p.array(depth+1)
+		return depth < p.max && p.array(depth+1)
 	case c == '"':
 		return p.str()
 	case c == '-' || (c >= '0' && c <= '9'):

@@ -10,8 +10,9 @@ import (
 )
 
 // isJSONText reports whether s is valid JSON in valid UTF-8, so that it
-// can be embedded in a document as is.
-func isJSONText(s string) bool { return jsontext.Valid(s) }
+// can be embedded in a document as is. Text nested deeper than a stored
+// value may be (jsontext.MaxValueDepth) stays a string.
+func isJSONText(s string) bool { return jsontext.ValidDepth(s, jsontext.MaxValueDepth) }
 
 // rawEntries lists the members of a JSON object in document order.
 func rawEntries(raw []byte) ([]entry, bool) {

@@ -103,6 +103,9 @@ func (rc *Receiver) callUpdate(r *http.Request, body []byte) (any, error) {
 	if req.DisplayName == nil {
 		return nil, &wire.FieldError{Field: "display_name", Msg: "One of [display_name] is required for call update"}
 	}
+	if err := wire.CheckID("call_id", req.CallID); err != nil {
+		return nil, err
+	}
 	p, err := httpapi.Authorize(r.Context(), req.ProjectID, auth.Write)
 	if err != nil {
 		return nil, err
@@ -127,6 +130,11 @@ func (rc *Receiver) callsDelete(r *http.Request, body []byte) (any, error) {
 	}
 	if len(req.CallIDs) > MaxDeleteIDs {
 		return nil, httpapi.Errorf(http.StatusRequestEntityTooLarge, fmt.Sprintf("Cannot delete more than %d calls at once", MaxDeleteIDs))
+	}
+	for i, id := range req.CallIDs {
+		if err := wire.CheckID(fmt.Sprintf("call_ids[%d]", i), id); err != nil {
+			return nil, err
+		}
 	}
 	p, err := httpapi.Authorize(r.Context(), req.ProjectID, auth.Write)
 	if err != nil {

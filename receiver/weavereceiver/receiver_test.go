@@ -78,6 +78,18 @@ func TestWriteEndpoints(t *testing.T) {
 		{"bad mode", "/call/upsert_batch", `{"batch":[{"mode":"both","req":{}}]}`, 422, nil, "batch[0].mode"},
 		{"start missing", "/call/upsert_batch", `{"batch":[{"mode":"start","req":{}}]}`, 422, nil, "batch[0].req.start"},
 		{"other entity", "/call/start", `{"start":` + strings.Replace(start, "acme/p", "evil/p", 1) + `}`, 403, nil, "evil"},
+		{"start id of 64 KiB", "/call/start", `{"start":` + strings.Replace(start, `"c1"`, `"`+strings.Repeat("a", 64<<10)+`"`, 1) + `}`, 400, nil, "start.id"},
+		{"start id with a space", "/call/start", `{"start":` + strings.Replace(start, `"c1"`, `"c 1"`, 1) + `}`, 400, nil, "start.id"},
+		{"start inputs 5000 deep", "/call/start", `{"start":` + strings.TrimSuffix(start, "}") + `,"inputs":{"a":` +
+			strings.Repeat("[", 5000) + strings.Repeat("]", 5000) + `}}}`, 400, nil, "start.inputs"},
+		{"end output 5000 deep", "/call/upsert_batch", `{"batch":[{"mode":"end","req":{"end":` + strings.TrimSuffix(end, "}") + `,"output":` +
+			strings.Repeat("[", 5000) + strings.Repeat("]", 5000) + `}}}]}`, 400, nil, "batch[0].req.end.output"},
+		{"end id too long", "/call/end", `{"end":` + strings.Replace(end, `"c1"`, `"`+strings.Repeat("a", 129)+`"`, 1) + `}`, 400, nil, "end.id"},
+		{"project with a NUL", "/call/start", `{"start":` + strings.Replace(start, "acme/p", `acme/p\u0000`, 1) + `}`, 400, nil, "project_id"},
+		{"project with a space", "/call/start", `{"start":` + strings.Replace(start, "acme/p", "acme/my p", 1) + `}`, 400, nil, "project_id"},
+		{"project dot-dot", "/call/start", `{"start":` + strings.Replace(start, "acme/p", "acme/..", 1) + `}`, 400, nil, "project_id"},
+		{"update call id too long", "/call/update", `{"project_id":"acme/p","call_id":"` + strings.Repeat("a", 129) + `","display_name":"x"}`, 400, nil, "call_id"},
+		{"delete call id with a newline", "/calls/delete", `{"project_id":"acme/p","call_ids":["a","b\n"]}`, 400, nil, "call_ids[1]"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
