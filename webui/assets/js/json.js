@@ -2,19 +2,20 @@
 // open and close with the keyboard as well as the mouse. Strings holding
 // weave:/// refs become links to the object, call or table they name.
 import { h } from './dom.js';
+import { projectPath } from './paths.js';
 
 const OPEN_DEPTH = 2;
 const MAX_CHILDREN = 500;
 
 // refLink maps weave:///{entity}/{project}/{kind}/{name}:{digest} to its
-// UI address, or null for anything else.
+// UI address, a same-origin path, or null for anything else (a ref whose
+// entity or project is no valid name among them).
 export function refLink(ref) {
   const m = /^weave:\/\/\/([^/]+)\/([^/]+)\/(object|op|call|table)\/([^/:]+)(?::([^/]+))?/.exec(ref);
   if (!m) return null;
   const [, e, p, kind, name, digest] = m;
-  const base = `/${e}/${p}`;
-  if (kind === 'call') return `${base}/calls/${name}`;
-  if (kind === 'object' || kind === 'op') return `${base}/objects/${name}${digest ? '/' + digest : ''}`;
+  if (kind === 'call') return projectPath(e, p, 'calls', name);
+  if (kind === 'object' || kind === 'op') return digest ? projectPath(e, p, 'objects', name, digest) : projectPath(e, p, 'objects', name);
   return null;
 }
 

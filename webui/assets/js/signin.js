@@ -1,6 +1,7 @@
 // Sign-in with an API key, and the entity and project picker.
 import { setKey, clearKey, whoAmI, postJSON } from './api.js';
 import { h, fmtTime } from './dom.js';
+import { projectIDPath } from './paths.js';
 
 const RECENT = 'weft.recentProjects';
 
@@ -73,8 +74,11 @@ async function listProjects(section, entity) {
   const title = section.firstChild;
   try {
     const { projects } = await postJSON('/projects/list', { entity });
-    const items = projects.map((p) => h('li', {}, h('a', { href: `/${p.project_id}/${p.call_count ? 'calls' : 'objects'}` }, p.project_id),
-      h('span', { class: 'hint' }, ` ${holds(p)}, last active ${fmtTime(p.last_activity_at)}`)));
+    const items = projects.map((p) => {
+      const href = projectIDPath(p.project_id, p.call_count ? 'calls' : 'objects');
+      return h('li', {}, href ? h('a', { href }, p.project_id) : h('span', {}, p.project_id),
+        h('span', { class: 'hint' }, ` ${holds(p)}, last active ${fmtTime(p.last_activity_at)}`));
+    });
     section.replaceChildren(title, items.length ? h('ul', { class: 'projects' }, items) : h('p', {}, `No project of ${entity} holds data yet.`));
   } catch (err) {
     section.replaceChildren(title, h('p', { class: 'error' }, String(err.message)));
