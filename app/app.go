@@ -89,7 +89,7 @@ func (s *Server) build(ctx context.Context) error {
 	if s.prices, err = loadPrices(s.cfg.PricingFile); err != nil {
 		return err
 	}
-	if s.feedback, err = queryapi.NewFeedbackAPI(s.store, s.cfg.MaxRequestBytes, s.logger); err != nil {
+	if s.feedback, err = queryapi.NewFeedbackAPI(s.store, s.cfg.MaxRequestBytes, s.logger, queryapi.WithQueryLimits(s.cfg.Queries)); err != nil {
 		return err
 	}
 	if s.write, err = buildWritePath(ctx, s.cfg, s.roles, s.store, backendName(s.cfg), s.metrics, s.logger); err != nil {

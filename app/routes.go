@@ -46,9 +46,10 @@ func (s *Server) routes() http.Handler {
 		reads := consistentReads{backend: s.store, barrier: s.write.barrier}
 		extras := queryapi.CallExtras{Feedback: s.store, Prices: s.store, Defaults: s.prices, Refs: s.store,
 			Users: auth.StoreUsers{Store: s.keys}, Retention: s.cfg.Retention.For}
-		queryapi.New(reads, extras, max, s.logger).Register(mux, authn)
-		queryapi.NewThreadsAPI(reads, max, s.logger).Register(mux, authn)
-		queryapi.NewAggregateAPI(reads, extras, max, s.logger).Register(mux, authn)
+		limits := queryapi.WithQueryLimits(s.cfg.Queries)
+		queryapi.New(reads, extras, max, s.logger, limits).Register(mux, authn)
+		queryapi.NewThreadsAPI(reads, max, s.logger, limits).Register(mux, authn)
+		queryapi.NewAggregateAPI(reads, extras, max, s.logger, limits).Register(mux, authn)
 		queryapi.NewProjectsAPI(reads, max, s.logger).Register(mux, authn)
 	}
 	if s.gateway != nil {
@@ -63,7 +64,7 @@ func (s *Server) routes() http.Handler {
 		s.automations.register(mux, max, s.logger, authn)
 		queryapi.NewTablesAPI(s.store, max, s.logger).Register(mux, authn)
 		queryapi.NewFilesAPI(s.store, s.cfg.MaxFileBytes, max, s.logger).Register(mux, authn)
-		queryapi.NewCostsAPI(s.store, max, s.logger).Register(mux, authn)
+		queryapi.NewCostsAPI(s.store, max, s.logger, queryapi.WithQueryLimits(s.cfg.Queries)).Register(mux, authn)
 		s.feedback.Register(mux, authn)
 	}
 	unbudgeted := append([]string{"/file/create", "/files/create", trainingapi.StreamedPrefix}, inference.Paths...)
