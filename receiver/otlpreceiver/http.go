@@ -2,6 +2,7 @@ package otlpreceiver
 
 import (
 	"bytes"
+	"encoding/json"
 	"mime"
 	"net/http"
 	"sync"
@@ -128,6 +129,9 @@ func unmarshal(req ptraceotlp.ExportRequest, enc encoding, body []byte) *failure
 	what := "protobuf"
 	if enc == encJSON {
 		what = "JSON"
+		if t := bytes.TrimLeft(body, " \t\r\n"); len(t) == 0 || t[0] != '{' {
+			return notOTLP()
+		}
 		err = req.UnmarshalJSON(body)
 	} else {
 		err = req.UnmarshalProto(body)
@@ -135,5 +139,28 @@ func unmarshal(req ptraceotlp.ExportRequest, enc encoding, body []byte) *failure
 	if err != nil {
 		return &failure{kind: failBadRequest, msg: "cannot decode the OTLP " + what + " body: " + err.Error(), err: err}
 	}
+	if enc == encJSON && req.Traces().ResourceSpans().Len() == 0 && !hasResourceSpans(body) {
+		return notOTLP()
+	}
 	return nil
+}
+
+// notOTLP refuses a JSON body that is no export request: the decoder
+// ignores unknown fields, so {"foo":1} would pass as an empty export.
+func notOTLP() *failure {
+	return fail(failBadRequest, "the JSON body is no OTLP export request: send an object with resourceSpans, "+
+		`e.g. {"resourceSpans":[...]} (OTLP/JSON, ExportTraceServiceRequest)`)
+}
+
+// hasResourceSpans reports whether the JSON object body has the export
+// request's field at its top level, in either of the names protobuf's
+// JSON mapping accepts. It is asked only of bodies with no spans.
+func hasResourceSpans(body []byte) bool {
+	var top map[string]json.RawMessage
+	if json.Unmarshal(body, &top) != nil {
+		return false
+	}
+	_, camel := top["resourceSpans"]
+	_, snake := top["resource_spans"]
+	return camel || snake
 }

@@ -245,3 +245,43 @@ func TestProjectHeaderAndMultipleProjects(t *testing.T) {
 		t.Errorf("status %d, submitted %d more, want 2 with 1 rejected", code, len(rec.snapshot())-before)
 	}
 }
+
+// TestJSONBodyMustBeOTLP: a JSON body that is no OTLP export request (no
+// object, or none of its fields) is refused, not acknowledged as an
+// empty export; an export with no spans is still one.
+func TestJSONBodyMustBeOTLP(t *testing.T) {
+	for _, tc := range []struct {
+		name, body string
+		status     int
+	}{
+		{"unknown fields only", `{"foo":1}`, 400},
+		{"empty object", `{}`, 400},
+		{"array", `[]`, 400},
+		{"array of an export", `[{"resourceSpans":[]}]`, 400},
+		{"string", `"resourceSpans"`, 400},
+		{"number", `1`, 400},
+		{"null", `null`, 400},
+		{"field name in a value only", `{"foo":{"resourceSpans":[]}}`, 400},
+		{"no spans", `{"resourceSpans":[]}`, 200},
+		{"no spans, proto field name", `{"resource_spans":[]}`, 200},
+		{"no spans and an unknown field", `{"resourceSpans":[],"extra":true}`, 200},
+		{"null spans", `{"resourceSpans":null}`, 200},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := NewHTTPHandler(Config{}, testKeys(), &recorder{}, telemetry.Settings{})
+			req := httptest.NewRequest(http.MethodPost, TracesPath, strings.NewReader(tc.body))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Wandb-Api-Key", fixtureKey)
+			w := httptest.NewRecorder()
+			h.ServeHTTP(w, req)
+			if w.Code != tc.status {
+				t.Fatalf("status %d, want %d: %s", w.Code, tc.status, w.Body)
+			}
+			if tc.status == 400 {
+				if msg := decodeStatus(t, w).GetMessage(); !strings.Contains(msg, "resourceSpans") {
+					t.Errorf("message %q does not name resourceSpans", msg)
+				}
+			}
+		})
+	}
+}
