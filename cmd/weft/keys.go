@@ -53,6 +53,7 @@ func keys(ctx context.Context, args []string, stdout, stderr io.Writer, getenv f
 	if err != nil {
 		return err
 	}
+	privateFiles() // it may create the data directory's key file or database
 	store, closeStore, err := keyStore(ctx, cfg, stderr)
 	if err != nil {
 		return err

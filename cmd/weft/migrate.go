@@ -24,6 +24,7 @@ func migrate(ctx context.Context, args []string, stdout, stderr io.Writer, geten
 	if err != nil {
 		return err
 	}
+	privateFiles() // it may create the data directory's database
 	logger := newLogger(stderr, cfg.LogLevel)
 	if cfg.ClickHouseDSN != "" {
 		err = migrateClickHouse(ctx, cfg, stdout, logger)

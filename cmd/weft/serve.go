@@ -27,6 +27,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer, getenv 
 	if err != nil {
 		return err
 	}
+	privateFiles()
 	logger := newLogger(stderr, cfg.LogLevel)
 	setMemoryLimit(getenv)
 	if roles, _ := config.ParseRoles(cfg.Roles); roles.Agent {
