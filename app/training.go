@@ -47,7 +47,7 @@ func (s *Server) buildTraining(ctx context.Context) error {
 	}
 	part.svc = training.New(training.Deps{Config: s.cfg.Training, Store: s.store, Objects: s.automations.objects,
 		Files: s.store, Queue: seq, Now: time.Now})
-	part.api = api.New(part.svc, auth.StoreVerifier{Store: s.keys}, s.cfg.MaxRequestBytes, s.cfg.MaxFileBytes,
+	part.api = api.New(part.svc, auth.StoreVerifier{Store: s.keys}, s.cfg.MaxRequestBytes, s.cfg.MaxFileBytes, s.inflight,
 		s.logger.With("component", "training"))
 	s.training = part
 	return nil

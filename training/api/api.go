@@ -29,17 +29,32 @@ type API struct {
 	keys         auth.Verifier
 	maxBody      int64
 	maxFileBytes int64
+	budget       *httpapi.Inflight
 	logger       *slog.Logger
 }
 
 // New builds the API; maxBody bounds JSON bodies, maxFileBytes uploads.
-func New(svc *training.Service, keys auth.Verifier, maxBody, maxFileBytes int64, logger *slog.Logger) *API {
-	return &API{svc: svc, keys: keys, maxBody: maxBody, maxFileBytes: maxFileBytes, logger: logger}
+// budget is the listener's in-flight byte budget: the JSON bodies under
+// StreamedPrefix, which the listener does not count, take their share of
+// it here (nil: none).
+func New(svc *training.Service, keys auth.Verifier, maxBody, maxFileBytes int64, budget *httpapi.Inflight, logger *slog.Logger) *API {
+	return &API{svc: svc, keys: keys, maxBody: maxBody, maxFileBytes: maxFileBytes, budget: budget, logger: logger}
 }
 
 // StreamedPrefix starts the paths whose bodies (checkpoint files) stream
-// to storage rather than being held in memory.
+// to storage rather than being held in memory; the listener leaves them
+// out of its in-flight byte budget. The worker's JSON bodies under it
+// (events, checkpoints, finish, heartbeat) are counted by the API itself.
 const StreamedPrefix = "/v1/worker/jobs/"
+
+// budgeted counts h's request bodies in the in-flight byte budget: when
+// not enough is free the request is answered 429 before it is read.
+func (a *API) budgeted(h http.Handler) http.Handler {
+	if a.budget == nil {
+		return h
+	}
+	return a.budget.Limit(h)
+}
 
 // Register adds every route.
 func (a *API) Register(mux *http.ServeMux) {

@@ -33,7 +33,7 @@ func TestSystemCheckAnswers503WhenTheQueueIsDown(t *testing.T) {
 	_ = q.Run(ctx) // returns at once: the queue is down
 	svc := training.New(training.Deps{Config: training.DefaultConfig(), Store: store, Objects: store, Files: store, Queue: q, Now: time.Now})
 	mux := http.NewServeMux()
-	New(svc, auth.StoreVerifier{Store: auth.NewFileStore(t.TempDir())}, 1<<20, 1<<20, slog.New(slog.DiscardHandler)).Register(mux)
+	New(svc, auth.StoreVerifier{Store: auth.NewFileStore(t.TempDir())}, 1<<20, 1<<20, nil, slog.New(slog.DiscardHandler)).Register(mux)
 	rec := httptest.NewRecorder()
 	mux.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/v1/system-check", nil))
 	var checks map[string]struct {

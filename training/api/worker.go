@@ -18,12 +18,12 @@ import (
 
 func (a *API) registerWorker(mux *http.ServeMux) {
 	mux.HandleFunc("POST /v1/worker/lease", a.lease)
-	mux.HandleFunc("POST /v1/worker/jobs/{id}/heartbeat", a.serve(a.heartbeat))
-	mux.HandleFunc("POST /v1/worker/jobs/{id}/events", a.serve(a.events))
-	mux.HandleFunc("PUT /v1/worker/jobs/{id}/files/{name...}", a.upload)
+	mux.Handle("POST /v1/worker/jobs/{id}/heartbeat", a.budgeted(a.serve(a.heartbeat)))
+	mux.Handle("POST /v1/worker/jobs/{id}/events", a.budgeted(a.serve(a.events)))
+	mux.HandleFunc("PUT /v1/worker/jobs/{id}/files/{name...}", a.upload) // streams to storage
 	mux.HandleFunc("GET /v1/worker/jobs/{id}/files/{digest}", a.download)
-	mux.HandleFunc("POST /v1/worker/jobs/{id}/checkpoints", a.serve(a.checkpoint))
-	mux.HandleFunc("POST /v1/worker/jobs/{id}/finish", a.serve(a.finish))
+	mux.Handle("POST /v1/worker/jobs/{id}/checkpoints", a.budgeted(a.serve(a.checkpoint)))
+	mux.Handle("POST /v1/worker/jobs/{id}/finish", a.budgeted(a.serve(a.finish)))
 }
 
 // decode reads a JSON body into v (a protocol type); unknown members
