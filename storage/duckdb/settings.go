@@ -81,6 +81,17 @@ func configure(ctx context.Context, db *sql.DB, opts Options) error {
 		// row group: reading one call by id took 9 ms warm on 10M calls,
 		// 1.9 ms without it. Calls queries page in two phases themselves.
 		{"SET GLOBAL late_materialization_max_rows = 0", "late_materialization"},
+		// No vacuum tasks at checkpoints (DuckDB 1.5.6 runs up to 100,
+		// compacting row groups that hold deleted rows). A checkpoint of
+		// the calls file that vacuumed while a read scanned it made the
+		// read miss rows it must see, with no error; the same race is the
+		// likely source of the heap corruption that killed a center
+		// taking an agent's backlog (ADR 0019). A merge of a call part
+		// deletes and re-inserts its row, so the calls file always has
+		// such row groups. Without vacuum the file holds what it did:
+		// 100k merged calls, or 60k of them deleted, took the same bytes
+		// and row groups either way.
+		{"SET GLOBAL max_vacuum_tasks = 0", "max_vacuum_tasks"},
 	}
 	for _, set := range settings {
 		if _, err := db.ExecContext(ctx, set.sql); err != nil {

@@ -184,6 +184,22 @@ func (st *stressRun) write(ctx context.Context, s *Store) error {
 			}
 			ops = append(ops, storage.CallOp{Part: stressCall(i, kind, rng)})
 		}
+		// Renames, as the SDKs send them: of stored calls, and of calls
+		// whose start comes in a later batch (kept in a placeholder row).
+		for range 30 {
+			i := rng.Int64N(next + 400)
+			ops = append(ops, storage.CallOp{Update: &storage.CallUpdate{ProjectID: stressProject, ID: fmt.Sprintf("s%08d", i),
+				DisplayName: fmt.Sprintf("renamed-%d", rng.IntN(1000))}})
+		}
+		// Renames, as the SDKs send them: of stored calls, and of calls
+		// whose start comes in a later batch (kept in a placeholder row).
+		// With merged ends they make the checkpoints rewrite row groups
+		// that reads are scanning.
+		for range 30 {
+			i := rng.Int64N(next + 400)
+			ops = append(ops, storage.CallOp{Update: &storage.CallUpdate{ProjectID: stressProject, ID: fmt.Sprintf("s%08d", i),
+				DisplayName: fmt.Sprintf("renamed-%d", rng.IntN(1000))}})
+		}
 		if _, err := s.WriteCallOps(context.WithoutCancel(ctx), ops); err != nil {
 			return fmt.Errorf("write batch %d: %w", st.batches.Load(), err)
 		}
