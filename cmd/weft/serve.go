@@ -28,6 +28,9 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer, getenv 
 		return err
 	}
 	privateFiles()
+	if err := keepCrashReports(cfg.DataDir, getenv); err != nil {
+		return err
+	}
 	logger := newLogger(stderr, cfg.LogLevel)
 	setMemoryLimit(getenv)
 	if roles, _ := config.ParseRoles(cfg.Roles); roles.Agent {
