@@ -45,6 +45,7 @@ type soakProc struct {
 	starts   int
 	kills    int
 	crashes  []soakCrash
+	stalled  int           // starts killed for not listening in time
 	upCond   chan struct{} // closed and replaced whenever up turns true
 	done     chan struct{} // closed when keep returns
 	startErr error
@@ -239,7 +240,7 @@ func (p *soakProc) tryStart(ctx context.Context) error {
 	case <-time.After(3 * time.Minute):
 		_ = cmd.Process.Kill()
 		<-exited
-		p.noteCrash("did not listen within 3 minutes", logPath)
+		p.noteStalledStart(logPath)
 		return fmt.Errorf("%s did not listen within 3 minutes (log %s)", p.name, logPath)
 	case <-ctx.Done():
 		_ = cmd.Process.Kill()
@@ -271,6 +272,16 @@ func (p *soakProc) tryStart(ctx context.Context) error {
 		}
 	}()
 	return nil
+}
+
+// noteStalledStart counts a start that did not reach its listener in
+// time: no crash (the soak killed it), but a node a supervisor would take
+// for dead.
+func (p *soakProc) noteStalledStart(logPath string) {
+	p.mu.Lock()
+	p.stalled++
+	p.mu.Unlock()
+	fmt.Fprintf(p.log, "STALLED START: %s did not listen within 3 minutes and was killed; log in %s\n", p.name, logPath)
 }
 
 // noteCrash counts an exit the soak did not cause and prints the first
@@ -383,4 +394,11 @@ func (p *soakProc) counts() (starts, kills int, crashes []soakCrash) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.starts, p.kills, append([]soakCrash(nil), p.crashes...)
+}
+
+// stalledStarts is how many starts were killed for not listening in time.
+func (p *soakProc) stalledStarts() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.stalled
 }

@@ -128,6 +128,7 @@ type soakReport struct {
 	Duration, Settle          time.Duration
 	Kills, AgentKills, Starts int
 	Crashes                   int
+	StalledStarts             int
 	CrashLogs                 []string
 	ShortReads, DupReads      int
 	ShortExamples             []string
@@ -167,6 +168,7 @@ func (s *soak) fillReport(r *soakReport) {
 	_, r.AgentKills, ac = s.agent.counts()
 	crashes = append(crashes, ac...)
 	r.Crashes = len(crashes)
+	r.StalledStarts = s.center.stalledStarts() + s.agent.stalledStarts()
 	for _, c := range crashes {
 		r.CrashLogs = append(r.CrashLogs, c.logPath)
 	}
@@ -208,7 +210,7 @@ func (r soakReport) failures() []string {
 		name string
 		n    int
 	}{
-		{"crashes", r.Crashes}, {"short reads", r.ShortReads}, {"duplicate rows in reads", r.DupReads},
+		{"crashes", r.Crashes}, {"stalled starts", r.StalledStarts}, {"short reads", r.ShortReads}, {"duplicate rows in reads", r.DupReads},
 		{"failed requests", r.Failed}, {"projects unreadable at the end", r.Unreadable},
 		{"lost", r.Lost}, {"duplicated", r.Duplicated}, {"renames older than acknowledged", r.StaleRenames},
 		{"objects lost", r.ObjectsLost}, {"webhook deliveries missing", r.HooksMissing}, {"bad webhook signatures", r.BadSignatures},
@@ -243,6 +245,7 @@ func (r soakReport) print(w io.Writer) {
 	for _, l := range r.CrashLogs {
 		row("", "log: "+l, "")
 	}
+	row("stalled starts", strconv.Itoa(r.StalledStarts), mustBe(r.StalledStarts))
 	row("short reads", strconv.Itoa(r.ShortReads), mustBe(r.ShortReads))
 	for _, e := range r.ShortExamples {
 		row("", truncate(e, 120), "")
