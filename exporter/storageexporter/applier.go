@@ -2,11 +2,10 @@ package storageexporter
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/weftdev/weft/internal/wal"
@@ -19,8 +18,16 @@ import (
 // idempotently.
 const appliedFile = "applied"
 
-// retryPause is the wait before a failed store write is tried again.
+// retryPause is the wait before a write is tried again while the store
+// takes no writes at all.
 const retryPause = 500 * time.Millisecond
+
+// writeTimeout bounds one store transaction; probeTimeout the probe that
+// tells a store that takes no writes from a record it refuses.
+const (
+	writeTimeout = 5 * time.Minute
+	probeTimeout = 10 * time.Second
+)
 
 // maxApplyBytes bounds the decoded bytes of one store transaction: what
 // the applier holds in memory while the store writes it, so large records
@@ -28,6 +35,13 @@ const retryPause = 500 * time.Millisecond
 // exceed it alone). Bounding the log's compressed bytes instead let a
 // transaction decode to over 100 MB.
 const maxApplyBytes = 12 << 20
+
+// WriteProber is a store that can tell whether it takes writes at all,
+// with a small write that involves no caller's record. Without it the
+// exporter probes with an empty WriteCallOps.
+type WriteProber interface {
+	ProbeWrites(ctx context.Context) error
+}
 
 // readBatches reads the batches' records back from the log. A record that
 // cannot be read or decoded (the log was damaged under a running server)
@@ -50,81 +64,159 @@ func (e *Exporter) readBatches(r *wal.Reader, batches []*logged) [][]storage.Cal
 	return out
 }
 
-// applyUntilStored writes ops, splitting on failure to set aside records
-// the store refuses even alone. While nothing at all can be written the
-// store itself is failing: it waits and tries again, for as long as that
-// lasts (the bounded backlog turns new writes away meanwhile).
-func (e *Exporter) applyUntilStored(ops []storage.CallOp) ([]storage.CallOpResult, bool) {
+// applyUntilStored writes ops in order and returns their results; false
+// when ctx ended first (shutdown), in which case the log keeps them for
+// the next start. A record the store refuses never blocks the ones behind
+// it: see storeRun.
+func (e *Exporter) applyUntilStored(ctx context.Context, ops []storage.CallOp) ([]storage.CallOpResult, bool) {
 	results := make([]storage.CallOpResult, len(ops))
-	for attempt := 0; ; attempt++ {
-		s := splitter{e: e}
-		s.write(ops, results)
-		if s.stored > 0 || len(s.refused) == 0 {
-			e.setAside(s.refused)
-			return results, true
+	if !e.storeRun(ctx, ops, results) {
+		return nil, false
+	}
+	return results, true
+}
+
+// storeRun writes a run of ops as one transaction. When that fails it
+// asks the store, with a probe that involves none of them, whether it
+// takes writes at all:
+//
+//   - it does not (down, invalidated, out of memory for anything): the
+//     same run is tried again after a pause, for as long as that lasts;
+//     nothing is set aside;
+//   - it does: the run is halved and each half written in turn, so that a
+//     transaction too large for the store's memory becomes smaller ones;
+//     a single record the store still refuses is tried again alone, with
+//     a growing pause (DuckDB frees the memory of a failed transaction),
+//     RecordAttempts times in all, and then set aside in the rejected file.
+//
+// Halves are written in order and a refused record is retried before
+// anything after it is written, so a call's parts keep their order. It
+// returns false when ctx ended first (after the write in flight).
+func (e *Exporter) storeRun(ctx context.Context, ops []storage.CallOp, results []storage.CallOpResult) bool {
+	for attempt := 1; ; {
+		if ctx.Err() != nil {
+			return false
 		}
-		if e.isLeaving() {
-			return nil, false
+		// A write in flight is not canceled: it is bounded by the
+		// transaction's size, and a commit cut off part way would leave
+		// its connection in a transaction.
+		wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), writeTimeout)
+		res, err := e.write(wctx, ops)
+		cancel()
+		if err == nil {
+			copy(results, res)
+			e.noteStored()
+			return true
 		}
-		if attempt == 0 || attempt%20 == 0 {
-			e.logger.Error("storage exporter: the store refuses every write; retrying", "records", len(ops), "err", s.lastErr)
+		if ctx.Err() != nil {
+			return false
 		}
-		time.Sleep(retryPause)
+		failures := e.noteFailure()
+		if perr := e.probe(ctx); perr != nil {
+			if ctx.Err() != nil {
+				return false
+			}
+			if wasDown := e.noteDown(true); !wasDown || failures%20 == 0 {
+				e.logger.Error("storage exporter: the store takes no writes; retrying until it does",
+					"records", len(ops), "failures", failures, "err", err, "probe", perr)
+			}
+			if !sleepCtx(ctx, retryPause) {
+				return false
+			}
+			continue
+		}
+		e.noteDown(false)
+		if len(ops) > 1 {
+			half := len(ops) / 2
+			return e.storeRun(ctx, ops[:half], results[:half]) && e.storeRun(ctx, ops[half:], results[half:])
+		}
+		if attempt >= e.cfg.RecordAttempts {
+			e.setAside(ops[0], attempt, err)
+			return true
+		}
+		pause := recordPause(e.cfg.RecordBackoff, attempt)
+		e.logger.Warn("storage exporter: the store refused a record on its own while it takes other writes; trying it again",
+			"project", ops[0].ProjectID(), "call_id", callIDs(ops[0]), "attempt", attempt, "of", e.cfg.RecordAttempts,
+			"pause", pause, "err", err)
+		if !sleepCtx(ctx, pause) {
+			return false
+		}
+		attempt++
 	}
 }
 
-// splitter writes a run of ops, halving runs that fail, and collects the
-// single ops that fail alone.
-type splitter struct {
-	e       *Exporter
-	stored  int
-	refused []refusal
-	lastErr error
+// probe asks the store whether it takes writes at all, with a write that
+// involves no caller's record.
+func (e *Exporter) probe(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, probeTimeout)
+	defer cancel()
+	if p, ok := e.store.(WriteProber); ok {
+		return p.ProbeWrites(ctx)
+	}
+	_, err := e.store.WriteCallOps(ctx, nil)
+	return err
 }
 
-type refusal struct {
-	op  storage.CallOp
-	err error
+// maxRecordPause caps the doubling pause between a refused record's
+// attempts.
+const maxRecordPause = 30 * time.Second
+
+// recordPause is the pause after a record's attempt-th refusal.
+func recordPause(first time.Duration, attempt int) time.Duration {
+	d := first
+	for i := 1; i < attempt && d < maxRecordPause; i++ {
+		d *= 2
+	}
+	return min(d, maxRecordPause)
 }
 
-func (s *splitter) write(ops []storage.CallOp, results []storage.CallOpResult) {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	res, err := s.e.write(ctx, ops)
-	cancel()
-	if err == nil {
-		copy(results, res)
-		s.stored += len(ops)
-		return
+func sleepCtx(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
 	}
-	s.lastErr = err
-	if len(ops) == 1 || errors.Is(err, storage.ErrUnavailable) {
-		for _, op := range ops {
-			s.refused = append(s.refused, refusal{op, err})
-		}
-		return
-	}
-	half := len(ops) / 2
-	s.write(ops[:half], results[:half])
-	s.write(ops[half:], results[half:])
 }
 
-// setAside keeps records the store refused even alone in a file beside the
-// log, so nothing acknowledged is lost, and reports each.
-func (e *Exporter) setAside(refused []refusal) {
-	if len(refused) == 0 {
-		return
-	}
-	e.m.rejected.Add(float64(len(refused)))
-	ops := make([]storage.CallOp, len(refused))
-	for i, r := range refused {
-		ops[i] = r.op
-		e.logger.Error("storage exporter: the store refused an acknowledged record; kept in the rejected file",
-			"project", r.op.ProjectID(), "err", r.err)
-	}
+// setAside keeps a record the store refused, even alone and after
+// several attempts, in a file beside the log, so nothing acknowledged is
+// lost, and reports it.
+func (e *Exporter) setAside(op storage.CallOp, attempts int, cause error) {
+	e.m.rejected.Inc()
 	path := filepath.Join(e.cfg.Dir, fmt.Sprintf("rejected-%d.rec", time.Now().UnixNano()))
-	if err := os.WriteFile(path, encodeOps(nil, ops), 0o600); err != nil {
+	if err := os.WriteFile(path, encodeOps(nil, []storage.CallOp{op}), 0o600); err != nil {
 		e.logger.Error("storage exporter: writing the rejected file", "path", path, "err", err)
 	}
+	e.logger.Error("storage exporter: the store refused an acknowledged record; kept in the rejected file",
+		"project", op.ProjectID(), "call_id", callIDs(op), "attempts", attempts, "path", path, "err", cause)
+}
+
+// setAsideRaw keeps a log record that cannot be decoded, as it is in the
+// log, beside it.
+func (e *Exporter) setAsideRaw(seq uint64, rec []byte, cause error) {
+	e.m.rejected.Inc()
+	path := filepath.Join(e.cfg.Dir, fmt.Sprintf("rejected-%d.raw", time.Now().UnixNano()))
+	if err := os.WriteFile(path, rec, 0o600); err != nil {
+		e.logger.Error("storage exporter: writing the rejected file", "path", path, "err", err)
+	}
+	e.logger.Error("storage exporter: an acknowledged log record cannot be decoded; kept as it is in the rejected file",
+		"seq", seq, "path", path, "err", cause)
+}
+
+// callIDs names the call (or calls) an op is about, for logs.
+func callIDs(op storage.CallOp) string {
+	switch {
+	case op.Part != nil:
+		return op.Part.Call.ID
+	case op.Update != nil:
+		return op.Update.ID
+	case op.Delete != nil:
+		return strings.Join(op.Delete.IDs, ",")
+	}
+	return ""
 }
 
 // retire removes stored batches from the backlog, answers their waiters,
@@ -141,9 +233,7 @@ func (e *Exporter) retire(batches []*logged) {
 		rawBytes += b.rawBytes
 	}
 	e.setGauges()
-	e.applied = last
-	close(e.progress)
-	e.progress = make(chan struct{})
+	e.advance(last)
 	e.mu.Unlock()
 	for _, b := range batches {
 		if b.done != nil {
@@ -151,6 +241,14 @@ func (e *Exporter) retire(batches []*logged) {
 		}
 	}
 	e.stored(last, rawBytes)
+}
+
+// advance records that the log is in the store through seq and wakes
+// Barrier's waiters. The caller holds mu.
+func (e *Exporter) advance(seq uint64) {
+	e.applied = seq
+	close(e.progress)
+	e.progress = make(chan struct{})
 }
 
 func (e *Exporter) recordApplied(seq uint64) {
@@ -163,62 +261,39 @@ func (e *Exporter) recordApplied(seq uint64) {
 	}
 }
 
-// replay writes to the store what the log holds past the recorded
-// progress, in transactions of up to MaxApplyOps records.
-func (e *Exporter) replay(ctx context.Context) error {
-	after, last := readApplied(e.cfg.Dir), e.log.LastSeq()
-	r := e.log.NewReader(min(after, last))
-	defer r.Close()
-	var chunk []storage.CallOp
-	var chunkBytes int64
-	replayed := 0
-	for {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		_, rec, err := r.Next(last)
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return err
-		}
-		ops, err := decodeRecord(rec)
-		if err != nil {
-			return err
-		}
-		replayed += len(ops)
-		chunkBytes += int64(sizeHint(ops))
-		if chunk = append(chunk, ops...); len(chunk) >= e.cfg.MaxApplyOps || chunkBytes >= maxApplyBytes {
-			e.applyMerged(chunk)
-			chunk, chunkBytes = chunk[:0], 0
-		}
-	}
-	e.applyMerged(chunk)
-	e.acked, e.applied = last, last
-	if replayed > 0 {
-		e.logger.Info("storage exporter: stored the write-ahead log's backlog", "records", replayed)
-	}
-	if e.ckpt.store == nil {
-		e.recordApplied(last)
-	} else if replayed > 0 {
-		e.ckpt.seq = last
-		e.checkpoint()
-	}
-	return nil
-}
-
-func (e *Exporter) applyMerged(ops []storage.CallOp) {
-	if len(ops) > 0 {
-		merged, _ := storage.MergeOps(ops)
-		_, _ = e.applyUntilStored(merged) // not leaving during Start: it stores or retries
-	}
-}
-
 func readApplied(dir string) uint64 { return wal.ReadMark(filepath.Join(dir, appliedFile)) }
 
 func (e *Exporter) isLeaving() bool {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return e.leaving
+}
+
+// noteStored, noteFailure and noteDown keep the applier's view of the
+// store for Health.
+func (e *Exporter) noteStored() {
+	e.mu.Lock()
+	e.failures = 0
+	e.mu.Unlock()
+	e.noteDown(false)
+}
+
+func (e *Exporter) noteFailure() int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.failures++
+	return e.failures
+}
+
+// noteDown records whether the store takes writes and returns what was
+// known before.
+func (e *Exporter) noteDown(down bool) bool {
+	e.mu.Lock()
+	was := e.storeDown
+	e.storeDown = down
+	e.mu.Unlock()
+	if was && !down {
+		e.logger.Info("storage exporter: the store takes writes again")
+	}
+	return was
 }

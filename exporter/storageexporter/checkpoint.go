@@ -52,19 +52,28 @@ func (e *Exporter) stored(seq uint64, rawBytes int64) {
 	}
 }
 
+// checkpointRetry is how soon an idle applier tries a failed checkpoint
+// again.
+const checkpointRetry = 5 * time.Second
+
 // checkpoint makes what was stored durable and moves the applied mark
-// past it. On failure the log keeps the records and the next checkpoint
-// tries again.
-func (e *Exporter) checkpoint() {
+// past it; false when it failed. On failure the log keeps the records and
+// the next checkpoint tries again; Health reports it meanwhile.
+func (e *Exporter) checkpoint() bool {
 	if e.ckpt.store == nil || e.ckpt.seq == 0 {
-		return
+		return true
 	}
 	begin := time.Now()
-	if err := e.ckpt.store.CheckpointCalls(context.Background()); err != nil {
+	err := e.ckpt.store.CheckpointCalls(context.Background())
+	e.mu.Lock()
+	e.ckptFailed = err != nil
+	e.mu.Unlock()
+	if err != nil {
 		e.logger.Warn("storage exporter: checkpointing the store; the log keeps the records until the next checkpoint", "err", err)
-		return
+		return false
 	}
 	e.m.checkpointLatency.Observe(time.Since(begin).Seconds())
 	e.recordApplied(e.ckpt.seq)
 	e.ckpt.seq, e.ckpt.bytes = 0, 0
+	return true
 }

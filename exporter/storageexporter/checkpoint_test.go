@@ -80,6 +80,10 @@ func TestStoredButNotCheckpointedIsReplayed(t *testing.T) {
 	store.mu.Unlock()
 	e := startExporter(t, testConfig(dir), store)
 	defer e.Shutdown(context.Background())
+	if err := e.Barrier(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, func() bool { return readApplied(dir) == 2 }) // the checkpoint after the replay
 	for _, id := range []string{"a", "b"} {
 		if !store.has(id) || !store.isDurable(id) {
 			t.Fatalf("call %s not stored and checkpointed after replay", id)
@@ -91,4 +95,25 @@ func TestStoredButNotCheckpointedIsReplayed(t *testing.T) {
 		t.Error("the applied mark passed a call not checkpointed")
 	}
 	_ = crashed.Shutdown(context.Background())
+}
+
+// A failed checkpoint makes the node not ready until one succeeds.
+func TestHealthReportsAFailedCheckpoint(t *testing.T) {
+	store := newCheckpointingStore()
+	store.refuse = true
+	e := startExporter(t, testConfig(t.TempDir()), store)
+	defer e.Shutdown(context.Background())
+	consume(t, e, part("a"))
+	waitFor(t, func() bool { return e.Health().CheckpointFailed }) // the idle checkpoint
+	if e.Health().Ready() {
+		t.Fatal("ready with the last checkpoint failed")
+	}
+	store.mu.Lock()
+	store.refuse = false
+	store.mu.Unlock()
+	consume(t, e, part("b"))
+	waitFor(t, func() bool { return e.Health().Ready() })
+	if !store.isDurable("a") || !store.isDurable("b") {
+		t.Fatal("ready before the calls were checkpointed")
+	}
 }

@@ -3,6 +3,7 @@ package storageexporter
 import (
 	"errors"
 	"fmt"
+	"time"
 )
 
 // Config shapes the storage exporter. Its YAML keys live under `wal:` in
@@ -26,6 +27,14 @@ type Config struct {
 	// MaxApplyOps is the most call records written to the store in one
 	// transaction. Default 50000.
 	MaxApplyOps int `yaml:"max_apply_ops"`
+	// RecordAttempts is how many times a record the store refuses on its
+	// own, while it still takes other writes, is written before it is set
+	// aside in the rejected file. A store that takes no write at all is
+	// retried for as long as that lasts instead. Default 5.
+	RecordAttempts int `yaml:"record_attempts"`
+	// RecordBackoff is the pause before a refused record's second
+	// attempt; it doubles for each one after. Default 500ms.
+	RecordBackoff time.Duration `yaml:"record_backoff"`
 }
 
 // DefaultConfig returns the documented defaults.
@@ -36,6 +45,8 @@ func DefaultConfig() Config {
 		MaxUnappliedBytes: 1 << 30,
 		SegmentBytes:      64 << 20,
 		MaxApplyOps:       50_000,
+		RecordAttempts:    5,
+		RecordBackoff:     500 * time.Millisecond,
 	}
 }
 
@@ -55,6 +66,22 @@ func (c Config) Validate() error {
 		return fmt.Errorf("wal.segment_bytes must be at least %d (1 MiB)", 1<<20)
 	case c.MaxApplyOps < 1:
 		return errors.New("wal.max_apply_ops must be at least 1")
+	case c.RecordAttempts < 0:
+		return errors.New("wal.record_attempts must not be negative (0 means the default, 5)")
+	case c.RecordBackoff < 0:
+		return errors.New("wal.record_backoff must not be negative (0 means the default, 500ms)")
 	}
 	return nil
+}
+
+// withDefaults fills the settings a Config built by hand leaves zero.
+func (c Config) withDefaults() Config {
+	d := DefaultConfig()
+	if c.RecordAttempts == 0 {
+		c.RecordAttempts = d.RecordAttempts
+	}
+	if c.RecordBackoff == 0 {
+		c.RecordBackoff = d.RecordBackoff
+	}
+	return c
 }

@@ -2,7 +2,6 @@ package storageexporter
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"sync"
@@ -39,11 +38,30 @@ type Exporter struct {
 	progress  chan struct{} // closed and replaced after each apply
 	started   bool
 	stopped   bool
-	// leaving: shutdown ran out of time; the applier finishes the batch in
-	// hand and leaves the rest in the log for the next start.
-	leaving bool
-	wake    chan struct{}
-	exited  chan struct{}
+	// leaving: shutdown ran out of time; the applier stops after the
+	// store write in hand and leaves the rest in the log for the next
+	// start. leaveCtx ends with it, which ends retries and their pauses.
+	leaving  bool
+	leaveCtx context.Context
+	leave    context.CancelFunc
+	// replaying: the log holds records after replayFrom, through
+	// replayTo, that an earlier run acknowledged but did not store (or
+	// checkpoint); the applier stores them before anything new, which is
+	// refused meanwhile (see replay.go). replayStopped: shutdown ended the
+	// replay first. replayCtx ends the replay.
+	replaying            bool
+	replayStopped        bool
+	replayFrom, replayTo uint64
+	replayCtx            context.Context
+	stopReplay           context.CancelFunc
+	// The applier's view of the store, for Health: store writes that
+	// failed in a row, whether the last probe found the store taking no
+	// writes, whether the last checkpoint failed.
+	failures   int
+	storeDown  bool
+	ckptFailed bool
+	wake       chan struct{}
+	exited     chan struct{}
 	// ckpt tracks stored calls awaiting the store's checkpoint; the
 	// applier's alone (see checkpoint.go).
 	ckpt checkpointer
@@ -78,8 +96,8 @@ func newExporter(set telemetry.Settings, cfg Config, store storage.CallWriter, b
 		mt.ExporterQueueCapacity.WithLabelValues(id).Set(float64(cfg.MaxUnappliedOps))
 		mt.ExporterQueueCapacityBytes.WithLabelValues(id).Set(float64(cfg.MaxUnappliedBytes))
 	}
-	return &Exporter{
-		cfg: cfg, store: store, logger: set.Logger,
+	e := &Exporter{
+		cfg: cfg.withDefaults(), store: store, logger: set.Logger,
 		m: exporterMetrics{
 			queueSize: mt.ExporterQueueSize.WithLabelValues(id), queueBytes: mt.ExporterQueueBytes.WithLabelValues(id),
 			sent: mt.ExporterSentCalls.WithLabelValues(id), failed: mt.ExporterSendFailedCalls.WithLabelValues(id),
@@ -93,11 +111,16 @@ func newExporter(set telemetry.Settings, cfg Config, store storage.CallWriter, b
 		wake:     make(chan struct{}, 1),
 		exited:   make(chan struct{}),
 	}
+	e.leaveCtx, e.leave = context.WithCancel(context.Background())
+	e.replayCtx, e.stopReplay = context.WithCancel(e.leaveCtx)
+	return e
 }
 
-// Start implements component.Component: it opens the log, writes whatever
-// an earlier run acknowledged but did not store, and starts the applier.
-func (e *Exporter) Start(ctx context.Context, _ component.Host) error {
+// Start implements component.Component: it opens the log and starts the
+// applier, which first stores whatever an earlier run acknowledged but
+// did not store (the replay, see replay.go). It does not wait for that:
+// until the replay is done new batches get storage.ErrUnavailable.
+func (e *Exporter) Start(_ context.Context, _ component.Host) error {
 	e.mu.Lock()
 	e.started = true
 	e.mu.Unlock()
@@ -110,13 +133,45 @@ func (e *Exporter) Start(ctx context.Context, _ component.Host) error {
 		return fmt.Errorf("storage exporter: %w", err)
 	}
 	e.log = l
-	if err := e.replay(ctx); err != nil {
-		e.log = nil // Shutdown has no applier to wait for
-		return errors.Join(fmt.Errorf("storage exporter: replaying the write-ahead log: %w", err), l.Close())
+	after, last := readApplied(e.cfg.Dir), l.LastSeq()
+	from := min(after, last)
+	e.mu.Lock()
+	e.acked, e.applied = last, from
+	e.replaying, e.replayFrom, e.replayTo = from < last, from, last
+	e.mu.Unlock()
+	if from < last {
+		e.logger.Info("storage exporter: storing the write-ahead log of an earlier run before new writes", "log_records", last-from)
+	} else if e.ckpt.store == nil {
+		e.recordApplied(last)
 	}
 	go e.applyLoop()
 	return nil
 }
+
+// Replaying is the error new batches get while the log of an earlier run
+// is being stored: storage.ErrUnavailable, saying how far it is; nil once
+// it is done.
+func (e *Exporter) Replaying() error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.replayRefusal()
+}
+
+// replayRefusal is Replaying with mu held.
+func (e *Exporter) replayRefusal() error {
+	if !e.replaying {
+		return nil
+	}
+	return fmt.Errorf("%w: storing the write-ahead log of an earlier run (%d of %d log records); retry later",
+		storage.ErrUnavailable, e.applied-e.replayFrom, e.replayTo-e.replayFrom)
+}
+
+// StopReplay ends a replay in progress after the store write in hand;
+// the rest waits in the log for the next start, and Barrier's waiters for
+// replayed records get consumer.ErrStopped. Shutdown does the same; a
+// server calls it before draining its listeners, so that reads waiting
+// for the replay do not hold the drain.
+func (e *Exporter) StopReplay() { e.stopReplay() }
 
 // ConsumeCalls implements consumer.Calls.
 func (e *Exporter) ConsumeCalls(ctx context.Context, ops []storage.CallOp) ([]storage.CallOpResult, error) {
@@ -216,6 +271,8 @@ func (e *Exporter) admit(b *logged) error {
 	switch {
 	case !e.started || e.stopped:
 		return consumer.ErrStopped
+	case e.replaying:
+		return e.replayRefusal()
 	case b.ops > e.cfg.MaxUnappliedOps || b.bytes > e.cfg.MaxUnappliedBytes:
 		return fmt.Errorf("%w: batch of %d records / %d bytes is above wal.max_unapplied_ops / wal.max_unapplied_bytes; split it",
 			storage.ErrTooLarge, b.ops, b.bytes)
@@ -267,6 +324,10 @@ func (e *Exporter) Barrier(ctx context.Context) error {
 	e.mu.Lock()
 	target := e.acked
 	for e.applied < target {
+		if e.replayStopped {
+			e.mu.Unlock()
+			return fmt.Errorf("%w: shutdown came before the write-ahead log of an earlier run was stored", consumer.ErrStopped)
+		}
 		ch := e.progress
 		e.mu.Unlock()
 		select {
@@ -281,15 +342,19 @@ func (e *Exporter) Barrier(ctx context.Context) error {
 }
 
 // Shutdown implements component.Component: it refuses new batches, lets
-// the applier store what the log holds, and closes the log. If ctx ends
-// first the applier stops after the batch in hand: the rest is durable in
-// the log and stored on the next Start, so that is not an error.
+// the applier store what the log holds, and closes the log. A replay in
+// progress ends after the store write in hand (the next start goes on
+// with it). If ctx ends first the applier stops after the write in hand:
+// the rest is durable in the log and stored on the next Start, so that is
+// not an error.
 func (e *Exporter) Shutdown(ctx context.Context) error {
 	e.mu.Lock()
 	e.stopped = true
 	started := e.started
 	e.mu.Unlock()
+	e.stopReplay()
 	if !started || e.log == nil {
+		e.leave()
 		return nil
 	}
 	e.poke()
@@ -300,10 +365,12 @@ func (e *Exporter) Shutdown(ctx context.Context) error {
 		e.leaving = true
 		left := e.pendOps
 		e.mu.Unlock()
+		e.leave()
 		e.poke()
 		<-e.exited
 		e.logger.Info("storage exporter: shutdown time is up; the log keeps the rest for the next start", "records", left)
 	}
+	e.leave()
 	return e.log.Close()
 }
 

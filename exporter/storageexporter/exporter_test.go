@@ -23,24 +23,51 @@ type fakeStore struct {
 	writes int
 	maxOps int           // the most ops one write carried
 	hold   chan struct{} // when set, each write waits for a receive or close
-	refuse func(storage.CallOp) bool
-	down   bool
+	delay  time.Duration // each write takes this long
+	// refuse fails every write holding an op it matches, as DuckDB fails
+	// one that needs more memory than it has; refuseTimes does so that
+	// many times per call id, then lets it through.
+	refuse      func(storage.CallOp) bool
+	refuseTimes map[string]int
+	refused     map[string]int // writes of the call id alone refused
+	down        bool           // every write fails, probes included
+	order       []string       // call ids of stored parts, in order
+	stores      map[string]int // times each call id was stored
 }
 
-func newFakeStore() *fakeStore { return &fakeStore{calls: map[string]storage.CallPart{}} }
+func newFakeStore() *fakeStore {
+	return &fakeStore{calls: map[string]storage.CallPart{}, refuseTimes: map[string]int{},
+		refused: map[string]int{}, stores: map[string]int{}}
+}
+
+// errOutOfMemory is what DuckDB answers a write that needs more memory
+// than its limit lets it have.
+var errOutOfMemory = errors.New("Out of Memory Error: could not allocate block of size 512.0 MiB (384.0 MiB/384.0 MiB used)")
 
 func (s *fakeStore) WriteCallOps(_ context.Context, ops []storage.CallOp) ([]storage.CallOpResult, error) {
 	if s.hold != nil {
 		<-s.hold
 	}
 	s.mu.Lock()
+	delay := s.delay
+	s.mu.Unlock()
+	time.Sleep(delay)
+	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.down {
 		return nil, errors.New("disk on fire")
 	}
 	for _, op := range ops {
-		if s.refuse != nil && s.refuse(op) {
-			return nil, errors.New("refused")
+		if op.Part == nil {
+			continue
+		}
+		id := op.Part.Call.ID
+		if s.refuse != nil && s.refuse(op) || s.refuseTimes[id] > 0 {
+			if len(ops) == 1 {
+				s.refused[id]++
+				s.refuseTimes[id] = max(0, s.refuseTimes[id]-1)
+			}
+			return nil, errOutOfMemory
 		}
 	}
 	s.writes++
@@ -50,6 +77,8 @@ func (s *fakeStore) WriteCallOps(_ context.Context, ops []storage.CallOp) ([]sto
 		switch {
 		case op.Part != nil:
 			s.calls[op.Part.Call.ID] = *op.Part
+			s.order = append(s.order, op.Part.Call.ID)
+			s.stores[op.Part.Call.ID]++
 		case op.Delete != nil:
 			for _, id := range op.Delete.IDs {
 				if _, ok := s.calls[id]; ok {
@@ -78,6 +107,7 @@ func (s *fakeStore) setDown(v bool) {
 func testConfig(dir string) Config {
 	cfg := DefaultConfig()
 	cfg.Dir = dir
+	cfg.RecordBackoff = time.Millisecond
 	return cfg
 }
 
@@ -174,6 +204,9 @@ func TestReplayAfterCrashStoresTheBacklog(t *testing.T) {
 	store := newFakeStore()
 	e := startExporter(t, testConfig(dir), store)
 	defer e.Shutdown(context.Background())
+	if err := e.Barrier(context.Background()); err != nil {
+		t.Fatal(err)
+	}
 	for _, id := range []string{"a", "b", "c"} {
 		if !store.has(id) {
 			t.Fatalf("acknowledged call %s missing after replay", id)
@@ -310,6 +343,9 @@ func TestShutdownOutOfTimeKeepsTheBacklog(t *testing.T) {
 	store.setDown(false)
 	next := startExporter(t, testConfig(dir), store)
 	defer next.Shutdown(context.Background())
+	if err := next.Barrier(context.Background()); err != nil {
+		t.Fatal(err)
+	}
 	if !store.has("a") || !store.has("b") {
 		t.Fatal("the backlog left in the log was not stored on the next start")
 	}

@@ -5,9 +5,12 @@
 // to the store in large transactions behind it, so the acknowledgement
 // never waits for the store's commits and checkpoints. Reads call Barrier
 // first to see every acknowledged write. After a crash the log is replayed
-// into the store on Start; writing a record twice is harmless because a
-// call part merges idempotently. Without the log (ClickHouse) each batch is
-// written straight to the store.
+// into the store behind Start, before any new batch (see replay.go);
+// writing a record twice is harmless because a call part merges
+// idempotently. A record the store refuses even alone, while it takes
+// other writes, is set aside in a rejected file after a few attempts; a
+// store that takes no writes at all is waited for (see storeRun). Without
+// the log (ClickHouse) each batch is written straight to the store.
 //
 // It must never import receivers or processors.
 package storageexporter

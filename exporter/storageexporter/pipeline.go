@@ -20,10 +20,17 @@ type prepared struct {
 	index   []int
 }
 
-// applyLoop writes the log's backlog to the store, as much as MaxApplyOps
-// records at a time, until stopped with nothing left (or leaving).
+// applyLoop replays what an earlier run left in the log, then writes the
+// log's backlog to the store, as much as MaxApplyOps records at a time,
+// until stopped with nothing left (or leaving).
 func (e *Exporter) applyLoop() {
 	defer close(e.exited)
+	if e.isReplaying() && !e.replayLog() {
+		if !e.isLeaving() {
+			e.checkpoint() // the next start replays only what follows
+		}
+		return
+	}
 	next := make(chan prepared, 1)
 	quit := make(chan struct{})
 	readerDone := make(chan struct{})
@@ -51,7 +58,9 @@ func (e *Exporter) applyLoop() {
 			}
 			idle.Reset(idleCheckpoint)
 		case <-idle.C:
-			e.checkpoint()
+			if !e.checkpoint() {
+				idle.Reset(checkpointRetry)
+			}
 		}
 	}
 }
@@ -111,11 +120,11 @@ func (e *Exporter) take() ([]*logged, bool) {
 	}
 }
 
-// applyPrepared stores a transaction, retrying while the store is
-// unavailable, then answers its waiters and retires its batches; false
-// when leaving with the store down.
+// applyPrepared stores a transaction, retrying while the store takes no
+// writes, then answers its waiters and retires its batches; false when
+// leaving first.
 func (e *Exporter) applyPrepared(p prepared) bool {
-	results, stored := e.applyUntilStored(p.merged)
+	results, stored := e.applyUntilStored(e.leaveCtx, p.merged)
 	if !stored {
 		return false
 	}
@@ -131,4 +140,10 @@ func (e *Exporter) applyPrepared(p prepared) bool {
 	}
 	e.retire(p.batches)
 	return true
+}
+
+func (e *Exporter) isReplaying() bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.replaying
 }
