@@ -60,10 +60,14 @@ type Server struct {
 	training *trainingPart
 	procDone chan error
 	stopProc context.CancelFunc
+	// ready reports whether this node can take writes (GET /ready).
+	ready *readiness
 }
 
 // New opens storage and the ingest path for the configured roles and
-// builds the handlers. It does not listen yet.
+// builds the handlers. It does not listen yet, nor wait for the replay of
+// the write-ahead log: that runs in the background, with writes answered
+// 503 until it is done and GET /ready saying how far it is.
 func New(ctx context.Context, cfg config.Config, logger *slog.Logger) (*Server, error) {
 	roles, err := config.ParseRoles(cfg.Roles)
 	if err != nil {
@@ -73,9 +77,16 @@ func New(ctx context.Context, cfg config.Config, logger *slog.Logger) (*Server, 
 	if err != nil {
 		return nil, err
 	}
+	return newServer(ctx, cfg, roles, logger, store, keys)
+}
+
+// newServer builds the server on an open store, which it closes on
+// failure.
+func newServer(ctx context.Context, cfg config.Config, roles config.Roles, logger *slog.Logger, store backend, keys auth.KeyStore) (*Server, error) {
 	s := &Server{cfg: cfg, roles: roles, logger: logger, store: store, keys: keys, metrics: telemetry.New(),
-		inflight: httpapi.NewInflight(cfg.Connections.MaxInflightBytes)}
+		inflight: httpapi.NewInflight(cfg.Connections.MaxInflightBytes), ready: newReadiness(storeFailed(store))}
 	if err := s.build(ctx); err != nil {
+		s.ready.close()
 		return nil, errors.Join(err, store.Close())
 	}
 	return s, nil
@@ -112,7 +123,7 @@ func (s *Server) build(ctx context.Context) error {
 	if s.grpcSrv, err = otlpreceiver.NewGRPCServer(s.cfg.OTLP, verifier, s.write.front, s.receiverSettings(otlpreceiver.ReceiverType), s.inflight, grpcLimits...); err != nil {
 		return errors.Join(err, s.write.shutdown(ctx))
 	}
-	s.httpSrv = httpapi.NewServer(s.routes(), httpLimits(s.cfg.Connections),
+	s.httpSrv = httpapi.NewServer(s.withReady(s.routes()), httpLimits(s.cfg.Connections),
 		slog.NewLogLogger(s.logger.Handler(), slog.LevelWarn))
 	s.httpSrv.RegisterOnShutdown(s.training.stopWaiting)
 	s.automations.start(s.logger)
@@ -180,7 +191,7 @@ func (s *Server) Serve(ctx context.Context) error {
 	var serveErr error
 	select {
 	case <-ctx.Done():
-	case serveErr = <-storeFailed(s.store):
+	case serveErr = <-s.ready.storeFailed():
 		s.logger.Error("stopping: the store cannot work until weft is started again; acknowledged writes stay in the write-ahead log", "err", serveErr)
 	case serveErr = <-errCh:
 	case serveErr = <-s.procDone:
@@ -219,6 +230,10 @@ func (s *Server) shutdown() error {
 	ctx, cancel := context.WithTimeout(context.Background(), s.cfg.ShutdownTimeout)
 	defer cancel()
 	s.logger.Info("shutting down: draining requests and flushing the ingest path")
+	// A replay of the write-ahead log ends first: reads waiting for it are
+	// answered instead of holding the listeners' drain, and the next start
+	// goes on with it.
+	s.write.stopReplay()
 	err := stopServing(ctx, s.httpSrv, s.grpcSrv)
 	if s.stopProc != nil {
 		// The processor finishes and commits the batch in hand; one cut
@@ -238,6 +253,7 @@ func (s *Server) shutdown() error {
 	// cannot use up their share of the deadline.
 	err = errors.Join(err, s.automations.shutdown(ctx), s.training.shutdown(ctx))
 	err = errors.Join(err, s.write.shutdown(ctx))
+	s.ready.close()
 	if err = errors.Join(err, s.store.Close()); err != nil {
 		return fmt.Errorf("shutdown: %w", err)
 	}

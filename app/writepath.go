@@ -32,7 +32,10 @@ type writePath struct {
 	// saturated reports that the store's backlog is nearly full, so
 	// writes are refused before their bodies are read; nil: never.
 	saturated func() bool
-	kafkaIn   *kafkareceiver.Receiver
+	// exp is the storage exporter of this process, nil when it has none
+	// (ingest in front of Kafka): its health is the node's readiness.
+	exp     *storageexporter.Exporter
+	kafkaIn *kafkareceiver.Receiver
 	// kafkaOTLP consumes the OTLP topic (kafka_otlp); nil when off.
 	kafkaOTLP *kafkareceiver.Receiver
 	// parts start in order (exporters before the processors feeding
@@ -49,7 +52,7 @@ func buildWritePath(ctx context.Context, cfg config.Config, roles config.Roles, 
 		if err != nil {
 			return nil, err
 		}
-		w.front, w.barrier, w.saturated = front, exp.Barrier, exp.Saturated
+		w.front, w.barrier, w.saturated, w.exp = replayGate{next: front, replaying: exp.Replaying}, exp.Barrier, exp.Saturated, exp
 		return w, nil
 	}
 	if cfg.Kafka.CreateTopics {
@@ -68,7 +71,7 @@ func buildWritePath(ctx context.Context, cfg config.Config, roles config.Roles, 
 		if err != nil {
 			return nil, err
 		}
-		w.barrier = exp.Barrier
+		w.barrier, w.exp = exp.Barrier, exp
 		if w.kafkaIn, err = kafkareceiver.NewReceiver(cfg.Kafka, front, logger); err != nil {
 			return nil, fmt.Errorf("kafka receiver: %w", err)
 		}
@@ -152,4 +155,42 @@ type stoppedFront struct{}
 
 func (stoppedFront) ConsumeCalls(context.Context, []storage.CallOp) ([]storage.CallOpResult, error) {
 	return nil, consumer.ErrStopped
+}
+
+// replayGate refuses writes at once while the storage exporter stores the
+// write-ahead log of an earlier run: storage.ErrUnavailable, which every
+// receiver answers as 503 with Retry-After (UNAVAILABLE with RetryInfo on
+// gRPC), before the batch processor queues them. The exporter refuses
+// them too; this only answers sooner. Accepting them behind the replay
+// would let a client's writes pile up on a node that is not ready and that
+// may take minutes to get there (or longer, with its store down), and
+// every read would wait for all of it; 503 sends the client's retry to a
+// ready node, or to this one once /ready says so.
+type replayGate struct {
+	next      consumer.Calls
+	replaying func() error
+}
+
+func (g replayGate) ConsumeCalls(ctx context.Context, ops []storage.CallOp) ([]storage.CallOpResult, error) {
+	if err := g.replaying(); err != nil {
+		return nil, err
+	}
+	return g.next.ConsumeCalls(ctx, ops)
+}
+
+// health is the storage exporter's view of whether this node can take
+// writes; false when the process has no storage exporter.
+func (w *writePath) health() (storageexporter.Health, bool) {
+	if w.exp == nil {
+		return storageexporter.Health{}, false
+	}
+	return w.exp.Health(), true
+}
+
+// stopReplay ends a replay of the write-ahead log in progress, so that
+// shutdown does not wait for it; the next start goes on with it.
+func (w *writePath) stopReplay() {
+	if w.exp != nil {
+		w.exp.StopReplay()
+	}
 }
