@@ -46,17 +46,21 @@ func (c *stmtCache) QueryContext(ctx context.Context, text string, args ...any) 
 }
 
 func (c *stmtCache) get(ctx context.Context, text string) (*cachedStmt, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if el, ok := c.byText[text]; ok {
-		c.lru.MoveToFront(el)
-		e := el.Value.(*cachedStmt)
-		e.starting++
+	if e := c.hit(text); e != nil {
 		return e, nil
 	}
+	// Prepared outside the lock: DuckDB binds and plans a wide query (a
+	// $or of a hundred terms, an $in of a thousand) for milliseconds, and
+	// every other read of the store looks its statement up here.
 	stmt, err := c.db.PrepareContext(ctx, text)
 	if err != nil {
 		return nil, fmt.Errorf("prepare: %w", err)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if el, ok := c.byText[text]; ok { // another read prepared it meanwhile
+		stmt.Close() //nolint:errcheck // a statement no query started on
+		return c.start(el), nil
 	}
 	e := &cachedStmt{text: text, stmt: stmt, starting: 1}
 	c.byText[text] = c.lru.PushFront(e)
@@ -64,6 +68,24 @@ func (c *stmtCache) get(ctx context.Context, text string) (*cachedStmt, error) {
 		c.evict(c.lru.Back())
 	}
 	return e, nil
+}
+
+// hit starts a query on the cached statement of text, if there is one.
+func (c *stmtCache) hit(text string) *cachedStmt {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if el, ok := c.byText[text]; ok {
+		return c.start(el)
+	}
+	return nil
+}
+
+// start counts a query starting on a cached statement; c.mu is held.
+func (c *stmtCache) start(el *list.Element) *cachedStmt {
+	c.lru.MoveToFront(el)
+	e := el.Value.(*cachedStmt)
+	e.starting++
+	return e
 }
 
 func (c *stmtCache) evict(el *list.Element) {
