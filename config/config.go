@@ -18,9 +18,9 @@ import (
 	"github.com/weftdev/weft/inference"
 	"github.com/weftdev/weft/internal/kafkabase"
 	"github.com/weftdev/weft/processor/batchprocessor"
+	"github.com/weftdev/weft/queryapi"
 	"github.com/weftdev/weft/receiver/kafkareceiver"
 	"github.com/weftdev/weft/receiver/otlpreceiver"
-	"github.com/weftdev/weft/storage/querylang"
 	"github.com/weftdev/weft/training"
 )
 
@@ -71,8 +71,9 @@ type Config struct {
 	// Queries bounds the calls, threads, feedback and cost queries the API
 	// passes to the store: query document size, operands, $in lists,
 	// nodes, strings, field paths and sort keys. Errors over a limit name
-	// its key under "queries".
-	Queries querylang.Limits `yaml:"queries"`
+	// its key under "queries". Its budget keys bound the read API's store
+	// reads as they run: time, and reads at once in all and per API key.
+	Queries queryapi.Settings `yaml:"queries"`
 	// Inference is the OpenAI-compatible gateway's providers and models.
 	Inference inference.Config `yaml:"inference"`
 
@@ -121,7 +122,7 @@ func Default() Config {
 		DuckDBMemoryMB:  384,
 		OTLP:            otlpreceiver.NewDefaultConfig(),
 		Connections:     DefaultConnections(),
-		Queries:         querylang.DefaultLimits(),
+		Queries:         queryapi.DefaultSettings(),
 		Inference:       inference.DefaultConfig(),
 		Roles:           AllRoles,
 		MigrateOnStart:  true,

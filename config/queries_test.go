@@ -10,7 +10,7 @@ import (
 // TestQueriesLimits checks the queries section: its defaults, every key
 // read from the file, and negative values and typos refused by name.
 func TestQueriesLimits(t *testing.T) {
-	if got := Default().Queries; got != querylang.DefaultLimits() {
+	if got := Default().Queries.Limits; got != querylang.DefaultLimits() {
 		t.Fatalf("default queries = %+v; want %+v", got, querylang.DefaultLimits())
 	}
 	file := writeFile(t, "queries:\n  max_query_bytes: 1000\n  max_operands: 2\n  max_in_list: 3\n  max_nodes: 4\n"+
@@ -21,8 +21,8 @@ func TestQueriesLimits(t *testing.T) {
 	}
 	want := querylang.Limits{MaxQueryBytes: 1000, MaxOperands: 2, MaxInList: 3, MaxNodes: 4, MaxStringBytes: 5,
 		MaxPathSegments: 6, MaxSortKeys: 7}
-	if cfg.Queries != want {
-		t.Fatalf("queries = %+v; want %+v", cfg.Queries, want)
+	if cfg.Queries.Limits != want {
+		t.Fatalf("queries = %+v; want %+v", cfg.Queries.Limits, want)
 	}
 	partial, err := Load([]string{"--config", writeFile(t, "queries:\n  max_operands: 500\n")}, env(nil))
 	if err != nil {

@@ -24,18 +24,20 @@ type AggregateAPI struct {
 	logger   *slog.Logger
 	maxBytes int64
 	limits   querylang.Limits
+	budget   *readBudget
 }
 
 // NewAggregateAPI builds the aggregate endpoint; extras' prices price the
 // usage (Feedback, Refs and Users are not used).
 func NewAggregateAPI(calls storage.CallsAggregator, extras CallExtras, maxBodyBytes int64, logger *slog.Logger, opts ...Option) *AggregateAPI {
 	o := applyOptions(opts)
-	return &AggregateAPI{calls: calls, extras: extras, logger: logger, maxBytes: maxBodyBytes, limits: o.limits}
+	return &AggregateAPI{calls: calls, extras: extras, logger: logger, maxBytes: maxBodyBytes, limits: o.limits,
+		budget: newReadBudget(o, logger)}
 }
 
 // Register adds the route to mux; wrap is applied to the handler.
 func (a *AggregateAPI) Register(mux *http.ServeMux, wrap func(http.Handler) http.Handler) {
-	mux.Handle("POST /calls/aggregate", wrap(httpapi.JSON(a.logger, a.maxBytes, a.aggregate)))
+	mux.Handle("POST /calls/aggregate", wrap(httpapi.JSON(a.logger, a.maxBytes, a.budget.json(a.aggregate))))
 }
 
 // aggregateBucket is one bucket on the wire. Every bucket of the range is

@@ -22,19 +22,22 @@ type API struct {
 	logger   *slog.Logger
 	maxBytes int64
 	limits   querylang.Limits
+	budget   *readBudget
 }
 
 // New builds the calls query API over a calls reader; extras serve
 // include_costs and include_feedback.
 func New(calls CallReader, extras CallExtras, maxBodyBytes int64, logger *slog.Logger, opts ...Option) *API {
 	o := applyOptions(opts)
-	return &API{calls: calls, extras: extras, logger: logger, maxBytes: maxBodyBytes, limits: o.limits}
+	return &API{calls: calls, extras: extras, logger: logger, maxBytes: maxBodyBytes, limits: o.limits,
+		budget: newReadBudget(o, logger)}
 }
 
 // Register adds the read routes to mux; wrap is applied to every handler.
+// Every read runs within the API's Budget.
 func (a *API) Register(mux *http.ServeMux, wrap func(http.Handler) http.Handler) {
-	mux.Handle("POST /call/read", wrap(httpapi.JSON(a.logger, a.maxBytes, a.callRead)))
-	mux.Handle("POST /calls/query_stats", wrap(httpapi.JSON(a.logger, a.maxBytes, a.callsQueryStats)))
-	mux.Handle("POST /calls/query", wrap(httpapi.JSON(a.logger, a.maxBytes, a.callsQuery)))
+	mux.Handle("POST /call/read", wrap(httpapi.JSON(a.logger, a.maxBytes, a.budget.json(a.callRead))))
+	mux.Handle("POST /calls/query_stats", wrap(httpapi.JSON(a.logger, a.maxBytes, a.budget.json(a.callsQueryStats))))
+	mux.Handle("POST /calls/query", wrap(httpapi.JSON(a.logger, a.maxBytes, a.budget.json(a.callsQuery))))
 	mux.Handle("POST /calls/stream_query", wrap(http.HandlerFunc(a.callsStreamQuery)))
 }

@@ -70,20 +70,31 @@ func decodeCallsQuery(body []byte, lim querylang.Limits) (storage.CallsQuery, bo
 	return r.q, r.returnExpanded == nil || *r.returnExpanded, nil
 }
 
+// callsStreamQuery streams the calls of a query. Its turn at the store is
+// taken once the body is read, and held until the stream ends; the
+// store's work on each page is bounded by the budget's MaxDuration.
 func (a *API) callsStreamQuery(w http.ResponseWriter, r *http.Request) {
-	q, expand, err := a.authorizedCallsQuery(r)
+	body, err := httpapi.ReadJSON(r, a.maxBytes)
 	if err != nil {
 		httpapi.WriteError(w, r, a.logger, err)
 		return
 	}
-	a.streamCalls(w, r, q, expand)
+	run, err := a.budget.start(r)
+	if err != nil {
+		httpapi.WriteError(w, r, a.logger, err)
+		return
+	}
+	defer run.end()
+	r = r.WithContext(run.ctx)
+	q, expand, err := a.authorizedCallsQuery(r, body)
+	if err != nil {
+		httpapi.WriteError(w, r, a.logger, run.explain(err))
+		return
+	}
+	writeJSONLines(w, r, a.logger, run.meter(a.callLines(r, q, expand)))
 }
 
-func (a *API) authorizedCallsQuery(r *http.Request) (storage.CallsQuery, bool, error) {
-	body, err := httpapi.ReadJSON(r, a.maxBytes)
-	if err != nil {
-		return storage.CallsQuery{}, false, err
-	}
+func (a *API) authorizedCallsQuery(r *http.Request, body []byte) (storage.CallsQuery, bool, error) {
 	q, expand, err := decodeCallsQuery(body, a.limits)
 	if err != nil {
 		return q, false, err
@@ -165,10 +176,10 @@ func callerCanRead(ctx context.Context) func(string) bool {
 // errClientGone stops reading calls once the stream's writer gave up.
 var errClientGone = errors.New("client went away")
 
-// streamCalls writes one JSON line per call as rows are produced, through
-// the same writer as every other JSONL endpoint.
-func (a *API) streamCalls(w http.ResponseWriter, r *http.Request, q storage.CallsQuery, expand bool) {
-	writeJSONLines(w, r, a.logger, func(yield func(any, error) bool) {
+// callLines are the calls of q as rows are produced, one JSON line each,
+// for the same writer as every other JSONL endpoint.
+func (a *API) callLines(r *http.Request, q storage.CallsQuery, expand bool) iter.Seq2[any, error] {
+	return func(yield func(any, error) bool) {
 		err := a.eachCall(r.Context(), q, expand, func(c wire.CallSchema) error {
 			if !yield(c, nil) {
 				return errClientGone
@@ -178,7 +189,7 @@ func (a *API) streamCalls(w http.ResponseWriter, r *http.Request, q storage.Call
 		if err != nil && !errors.Is(err, errClientGone) {
 			yield(nil, err)
 		}
-	})
+	}
 }
 
 // callsQuery is the legacy non-streaming form: {"calls": [...]}.

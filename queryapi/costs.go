@@ -29,20 +29,21 @@ type CostsAPI struct {
 	logger   *slog.Logger
 	maxBytes int64
 	limits   querylang.Limits
+	budget   *readBudget
 	now      func() time.Time
 }
 
 // NewCostsAPI builds the cost endpoints over store.
 func NewCostsAPI(store storage.CostStore, maxBodyBytes int64, logger *slog.Logger, opts ...Option) *CostsAPI {
 	o := applyOptions(opts)
-	return &CostsAPI{store: store, logger: logger, maxBytes: maxBodyBytes, limits: o.limits, now: time.Now}
+	return &CostsAPI{store: store, logger: logger, maxBytes: maxBodyBytes, limits: o.limits, budget: newReadBudget(o, logger), now: time.Now}
 }
 
 // Register adds the cost routes to mux; wrap is applied to every handler.
 func (a *CostsAPI) Register(mux *http.ServeMux, wrap func(http.Handler) http.Handler) {
 	for pattern, h := range map[string]httpapi.BodyHandler{
 		"POST /cost/create": a.create,
-		"POST /cost/query":  a.query,
+		"POST /cost/query":  a.budget.json(a.query),
 		"POST /cost/purge":  a.purge,
 	} {
 		mux.Handle(pattern, wrap(httpapi.JSON(a.logger, a.maxBytes, h)))

@@ -29,6 +29,7 @@ type FeedbackAPI struct {
 	logger   *slog.Logger
 	maxBytes int64
 	limits   querylang.Limits
+	budget   *readBudget
 }
 
 // NewFeedbackAPI builds the feedback endpoints over store.
@@ -39,7 +40,7 @@ func NewFeedbackAPI(store storage.FeedbackStore, maxBodyBytes int64, logger *slo
 	}
 	o := applyOptions(opts)
 	return &FeedbackAPI{store: store, rules: feedbackRules{emoji: table, now: time.Now}, logger: logger,
-		maxBytes: maxBodyBytes, limits: o.limits}, nil
+		maxBytes: maxBodyBytes, limits: o.limits, budget: newReadBudget(o, logger)}, nil
 }
 
 // Register adds the feedback routes to mux; wrap is applied to every handler.
@@ -47,7 +48,7 @@ func (a *FeedbackAPI) Register(mux *http.ServeMux, wrap func(http.Handler) http.
 	for pattern, h := range map[string]httpapi.BodyHandler{
 		"POST /feedback/create":       a.create,
 		"POST /feedback/batch/create": a.batchCreate,
-		"POST /feedback/query":        a.query,
+		"POST /feedback/query":        a.budget.json(a.query),
 		"POST /feedback/purge":        a.purge,
 		"POST /feedback/replace":      a.replace,
 	} {

@@ -28,12 +28,16 @@ type FilesAPI struct {
 	logger       *slog.Logger
 	maxFileBytes int64
 	maxBodyBytes int64
+	budget       *readBudget
 }
 
 // NewFilesAPI builds the files endpoints. maxFileBytes bounds one uploaded
-// file (413 above it); maxBodyBytes bounds JSON request bodies.
-func NewFilesAPI(files storage.FileStore, maxFileBytes, maxBodyBytes int64, logger *slog.Logger) *FilesAPI {
-	return &FilesAPI{files: files, logger: logger, maxFileBytes: maxFileBytes, maxBodyBytes: maxBodyBytes}
+// file (413 above it); maxBodyBytes bounds JSON request bodies. File
+// stats run within the Budget WithQueryLimits sets; uploads and downloads,
+// which move bytes between the client and the files directory, do not.
+func NewFilesAPI(files storage.FileStore, maxFileBytes, maxBodyBytes int64, logger *slog.Logger, opts ...Option) *FilesAPI {
+	return &FilesAPI{files: files, logger: logger, maxFileBytes: maxFileBytes, maxBodyBytes: maxBodyBytes,
+		budget: newReadBudget(applyOptions(opts), logger)}
 }
 
 // Register adds the files routes to mux; wrap is applied to every handler.
@@ -41,7 +45,7 @@ func NewFilesAPI(files storage.FileStore, maxFileBytes, maxBodyBytes int64, logg
 // singular, the Python SDK the plural.
 func (a *FilesAPI) Register(mux *http.ServeMux, wrap func(http.Handler) http.Handler) {
 	create, content := http.HandlerFunc(a.create), http.HandlerFunc(a.content)
-	stats := httpapi.JSON(a.logger, a.maxBodyBytes, a.stats)
+	stats := httpapi.JSON(a.logger, a.maxBodyBytes, a.budget.json(a.stats))
 	for pattern, h := range map[string]http.Handler{
 		"POST /file/create": create, "POST /files/create": create,
 		"POST /file/content": content, "POST /files/content": content,

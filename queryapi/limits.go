@@ -10,14 +10,31 @@ type Option func(*options)
 
 type options struct {
 	limits querylang.Limits
+	budget Budget
+}
+
+// QuerySettings is what WithQueryLimits takes: the query limits alone,
+// or the whole queries section, limits and run-time budget.
+type QuerySettings interface {
+	querylang.Limits | Settings
 }
 
 // WithQueryLimits bounds the query documents ("query") and sort keys
 // ("sort_by") the API passes to storage; a request over one of them is a
 // 400 naming the limit and its setting, and never reaches storage.
 // Without it (and for its zero fields) querylang.DefaultLimits apply.
-func WithQueryLimits(l querylang.Limits) Option {
-	return func(o *options) { o.limits = l }
+// Given Settings, it also sets the Budget the API's store reads run
+// under; without one, DefaultBudget applies. APIs given the same budget
+// share one gate, so its bounds on concurrent reads hold for the process.
+func WithQueryLimits[S QuerySettings](s S) Option {
+	return func(o *options) {
+		switch v := any(s).(type) {
+		case querylang.Limits:
+			o.limits = v
+		case Settings:
+			o.limits, o.budget = v.Limits, v.Budget
+		}
+	}
 }
 
 func applyOptions(opts []Option) options {

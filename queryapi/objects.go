@@ -17,11 +17,13 @@ type ObjectsAPI struct {
 	store    storage.ObjectStore
 	logger   *slog.Logger
 	maxBytes int64
+	budget   *readBudget
 }
 
-// NewObjectsAPI builds the objects endpoints over store.
-func NewObjectsAPI(store storage.ObjectStore, maxBodyBytes int64, logger *slog.Logger) *ObjectsAPI {
-	return &ObjectsAPI{store: store, logger: logger, maxBytes: maxBodyBytes}
+// NewObjectsAPI builds the objects endpoints over store; their reads run
+// within the Budget WithQueryLimits sets.
+func NewObjectsAPI(store storage.ObjectStore, maxBodyBytes int64, logger *slog.Logger, opts ...Option) *ObjectsAPI {
+	return &ObjectsAPI{store: store, logger: logger, maxBytes: maxBodyBytes, budget: newReadBudget(applyOptions(opts), logger)}
 }
 
 // Register adds the objects, labels and refs routes to mux; wrap is
@@ -29,12 +31,12 @@ func NewObjectsAPI(store storage.ObjectStore, maxBodyBytes int64, logger *slog.L
 func (a *ObjectsAPI) Register(mux *http.ServeMux, wrap func(http.Handler) http.Handler) {
 	for pattern, h := range map[string]httpapi.BodyHandler{
 		"POST /obj/create":      a.create,
-		"POST /obj/read":        a.read,
+		"POST /obj/read":        a.budget.json(a.read),
 		"POST /obj/delete":      a.delete,
-		"POST /objs/query":      a.query,
-		"GET /tags":             a.listTags,
-		"GET /aliases":          a.listAliases,
-		"POST /refs/read_batch": a.readRefs,
+		"POST /objs/query":      a.budget.json(a.query),
+		"GET /tags":             a.budget.json(a.listTags),
+		"GET /aliases":          a.budget.json(a.listAliases),
+		"POST /refs/read_batch": a.budget.json(a.readRefs),
 		"PUT /objs/{object_id}/versions/{digest}/tags":         a.addTags,
 		"POST /objs/{object_id}/versions/{digest}/tags/remove": a.removeTags,
 		"PUT /objs/{object_id}/aliases":                        a.setAliases,

@@ -16,16 +16,19 @@ type ProjectsAPI struct {
 	projects storage.ProjectLister
 	logger   *slog.Logger
 	maxBytes int64
+	budget   *readBudget
 }
 
-// NewProjectsAPI builds the projects endpoint over projects.
-func NewProjectsAPI(projects storage.ProjectLister, maxBodyBytes int64, logger *slog.Logger) *ProjectsAPI {
-	return &ProjectsAPI{projects: projects, logger: logger, maxBytes: maxBodyBytes}
+// NewProjectsAPI builds the projects endpoint over projects; its reads run
+// within the Budget WithQueryLimits sets.
+func NewProjectsAPI(projects storage.ProjectLister, maxBodyBytes int64, logger *slog.Logger, opts ...Option) *ProjectsAPI {
+	return &ProjectsAPI{projects: projects, logger: logger, maxBytes: maxBodyBytes,
+		budget: newReadBudget(applyOptions(opts), logger)}
 }
 
 // Register adds the route to mux; wrap is applied to the handler.
 func (a *ProjectsAPI) Register(mux *http.ServeMux, wrap func(http.Handler) http.Handler) {
-	mux.Handle("POST /projects/list", wrap(httpapi.JSON(a.logger, a.maxBytes, a.list)))
+	mux.Handle("POST /projects/list", wrap(httpapi.JSON(a.logger, a.maxBytes, a.budget.json(a.list))))
 }
 
 type projectOut struct {

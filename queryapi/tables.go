@@ -17,11 +17,13 @@ type TablesAPI struct {
 	store    storage.TableStore
 	logger   *slog.Logger
 	maxBytes int64
+	budget   *readBudget
 }
 
-// NewTablesAPI builds the tables endpoints over store.
-func NewTablesAPI(store storage.TableStore, maxBodyBytes int64, logger *slog.Logger) *TablesAPI {
-	return &TablesAPI{store: store, logger: logger, maxBytes: maxBodyBytes}
+// NewTablesAPI builds the tables endpoints over store; their reads run
+// within the Budget WithQueryLimits sets.
+func NewTablesAPI(store storage.TableStore, maxBodyBytes int64, logger *slog.Logger, opts ...Option) *TablesAPI {
+	return &TablesAPI{store: store, logger: logger, maxBytes: maxBodyBytes, budget: newReadBudget(applyOptions(opts), logger)}
 }
 
 // Register adds the tables routes to mux; wrap is applied to every handler.
@@ -30,9 +32,9 @@ func (a *TablesAPI) Register(mux *http.ServeMux, wrap func(http.Handler) http.Ha
 		"POST /table/create":              a.create,
 		"POST /table/update":              a.update,
 		"POST /table/create_from_digests": a.createFromDigests,
-		"POST /table/query":               a.query,
-		"POST /table/query_stats":         a.stats,
-		"POST /table/query_stats_batch":   a.statsBatch,
+		"POST /table/query":               a.budget.json(a.query),
+		"POST /table/query_stats":         a.budget.json(a.stats),
+		"POST /table/query_stats_batch":   a.budget.json(a.statsBatch),
 	} {
 		mux.Handle(pattern, wrap(httpapi.JSON(a.logger, a.maxBytes, h)))
 	}
@@ -125,9 +127,23 @@ func (a *TablesAPI) query(r *http.Request, body []byte) (any, error) {
 	return wire.NewTableQueryRes(res), err
 }
 
-// queryStream answers the rows of /table/query as JSON lines.
+// queryStream answers the rows of /table/query as JSON lines. The store
+// answers them whole, within the budget; they are written after the
+// read's turn has ended.
 func (a *TablesAPI) queryStream(w http.ResponseWriter, r *http.Request) {
-	res, err := a.rowsForStream(r)
+	body, err := httpapi.ReadJSON(r, a.maxBytes)
+	if err != nil {
+		httpapi.WriteError(w, r, a.logger, err)
+		return
+	}
+	run, err := a.budget.start(r)
+	if err != nil {
+		httpapi.WriteError(w, r, a.logger, err)
+		return
+	}
+	res, err := a.rowsForStream(r.WithContext(run.ctx), body)
+	err = run.explain(err)
+	run.end()
 	if err != nil {
 		httpapi.WriteError(w, r, a.logger, err)
 		return
@@ -141,11 +157,7 @@ func (a *TablesAPI) queryStream(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
-func (a *TablesAPI) rowsForStream(r *http.Request) (storage.TableQueryRes, error) {
-	body, err := httpapi.ReadJSON(r, a.maxBytes)
-	if err != nil {
-		return storage.TableQueryRes{}, err
-	}
+func (a *TablesAPI) rowsForStream(r *http.Request, body []byte) (storage.TableQueryRes, error) {
 	req, err := decodeRowsQuery(r, body)
 	if err != nil {
 		return storage.TableQueryRes{}, err

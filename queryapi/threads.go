@@ -21,13 +21,15 @@ type ThreadsAPI struct {
 	logger   *slog.Logger
 	maxBytes int64
 	limits   querylang.Limits
+	budget   *readBudget
 }
 
-// NewThreadsAPI builds the threads endpoint over threads; its sort_by is
-// bounded by WithQueryLimits.
+// NewThreadsAPI builds the threads endpoint over threads; its sort_by, and
+// the read's run on the store, are bounded by WithQueryLimits.
 func NewThreadsAPI(threads storage.ThreadReader, maxBodyBytes int64, logger *slog.Logger, opts ...Option) *ThreadsAPI {
 	o := applyOptions(opts)
-	return &ThreadsAPI{threads: threads, logger: logger, maxBytes: maxBodyBytes, limits: o.limits}
+	return &ThreadsAPI{threads: threads, logger: logger, maxBytes: maxBodyBytes, limits: o.limits,
+		budget: newReadBudget(o, logger)}
 }
 
 // Register adds the threads route to mux; wrap is applied to the handler.
@@ -75,26 +77,36 @@ func decodeThreadsQuery(body []byte, lim querylang.Limits) (storage.ThreadsQuery
 	return q, nil
 }
 
+// streamQuery streams threads; the read holds its turn at the store from
+// when the body is read until the stream ends, under the budget.
 func (a *ThreadsAPI) streamQuery(w http.ResponseWriter, r *http.Request) {
-	q, err := a.authorizedQuery(r)
+	body, err := httpapi.ReadJSON(r, a.maxBytes)
 	if err != nil {
 		httpapi.WriteError(w, r, a.logger, err)
 		return
 	}
-	writeJSONLines(w, r, a.logger, func(yield func(any, error) bool) {
+	run, err := a.budget.start(r)
+	if err != nil {
+		httpapi.WriteError(w, r, a.logger, err)
+		return
+	}
+	defer run.end()
+	r = r.WithContext(run.ctx)
+	q, err := a.authorizedQuery(r, body)
+	if err != nil {
+		httpapi.WriteError(w, r, a.logger, err)
+		return
+	}
+	writeJSONLines(w, r, a.logger, run.meter(func(yield func(any, error) bool) {
 		for th, err := range a.threads.QueryThreads(r.Context(), q) {
 			if !yield(wire.NewThreadSchema(th), err) || err != nil {
 				return
 			}
 		}
-	})
+	}))
 }
 
-func (a *ThreadsAPI) authorizedQuery(r *http.Request) (storage.ThreadsQuery, error) {
-	body, err := httpapi.ReadJSON(r, a.maxBytes)
-	if err != nil {
-		return storage.ThreadsQuery{}, err
-	}
+func (a *ThreadsAPI) authorizedQuery(r *http.Request, body []byte) (storage.ThreadsQuery, error) {
 	q, err := decodeThreadsQuery(body, a.limits)
 	if err != nil {
 		return q, err
