@@ -33,11 +33,11 @@ func (s *Store) QueryCalls(ctx context.Context, q storage.CallsQuery) iter.Seq2[
 			return
 		}
 		defer conn.Close()
+		defer rollback(conn) // also after a BEGIN stopped part way
 		if _, err := conn.ExecContext(ctx, "BEGIN TRANSACTION"); err != nil {
 			yield(storage.StoredCall{}, fmt.Errorf("query calls: %w", err))
 			return
 		}
-		defer conn.ExecContext(context.WithoutCancel(ctx), "ROLLBACK") //nolint:errcheck // read-only
 		s.queryPages(ctx, conn, q, yield)
 	}
 }

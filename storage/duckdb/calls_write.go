@@ -95,14 +95,16 @@ func (s *Store) WriteCallOps(ctx context.Context, ops []storage.CallOp) ([]stora
 	}
 	defer conn.Close()
 	if _, err := conn.ExecContext(ctx, "BEGIN TRANSACTION"); err != nil {
+		rollback(conn) // a BEGIN stopped part way can leave an aborted transaction
 		return nil, fmt.Errorf("begin: %w", err)
 	}
 	results, err := s.applyOps(ctx, conn, ops)
 	if err != nil {
-		_, _ = conn.ExecContext(context.WithoutCancel(ctx), "ROLLBACK")
+		rollback(conn)
 		return nil, err
 	}
 	if _, err := conn.ExecContext(ctx, "COMMIT"); err != nil {
+		rollback(conn)
 		return nil, fmt.Errorf("commit calls: %w", err)
 	}
 	return results, nil
