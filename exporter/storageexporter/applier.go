@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/weftdev/weft/internal/backoff"
 	"github.com/weftdev/weft/internal/wal"
 	"github.com/weftdev/weft/storage"
 )
@@ -120,7 +121,7 @@ func (e *Exporter) storeRun(ctx context.Context, ops []storage.CallOp, results [
 				e.logger.Error("storage exporter: the store takes no writes; retrying until it does",
 					"records", len(ops), "failures", failures, "err", err, "probe", perr)
 			}
-			if !sleepCtx(ctx, retryPause) {
+			if !backoff.Sleep(ctx, retryPause) {
 				return false
 			}
 			continue
@@ -138,7 +139,7 @@ func (e *Exporter) storeRun(ctx context.Context, ops []storage.CallOp, results [
 		e.logger.Warn("storage exporter: the store refused a record on its own while it takes other writes; trying it again",
 			"project", ops[0].ProjectID(), "call_id", callIDs(ops[0]), "attempt", attempt, "of", e.cfg.RecordAttempts,
 			"pause", pause, "err", err)
-		if !sleepCtx(ctx, pause) {
+		if !backoff.Sleep(ctx, pause) {
 			return false
 		}
 		attempt++
@@ -168,17 +169,6 @@ func recordPause(first time.Duration, attempt int) time.Duration {
 		d *= 2
 	}
 	return min(d, maxRecordPause)
-}
-
-func sleepCtx(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-ctx.Done():
-		return false
-	}
 }
 
 // setAside keeps a record the store refused, even alone and after
