@@ -10,7 +10,6 @@ import (
 	"github.com/weftdev/weft/consumer"
 	"go.opentelemetry.io/collector/component"
 
-	"github.com/weftdev/weft/inference"
 	"github.com/weftdev/weft/internal/httpapi"
 	"github.com/weftdev/weft/internal/telemetry"
 	"github.com/weftdev/weft/queryapi"
@@ -70,7 +69,12 @@ func (s *Server) routes() http.Handler {
 		queryapi.NewCostsAPI(s.store, max, s.logger, queries).Register(mux, authn)
 		s.feedback.Register(mux, authn)
 	}
-	unbudgeted := append([]string{"/file/create", "/files/create", trainingapi.StreamedPrefix}, inference.Paths...)
+	c := s.cfg.Connections
+	s.inflight.SetPolicy(httpapi.BodyPolicy{PerKey: c.MaxInflightBytesPerKey, MinRate: c.MinBodyRate, Grace: c.BodyRateGrace})
+	// Only bodies that stream to disk stay out of the budget; the
+	// gateway's are counted until the upstream answered and the call was
+	// traced, the worker's JSON bodies by the training API itself.
+	unbudgeted := []string{"/file/create", "/files/create", trainingapi.StreamedPrefix}
 	return recoverPanics(s.logger, s.metrics.HTTPAbortedResponses, s.withUI(underTraces(s.inflight.Limit(mux, unbudgeted...))))
 }
 

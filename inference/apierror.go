@@ -84,7 +84,12 @@ func modelRetired(id string) *apiError {
 
 func concurrencyLimited(project string, limit int, retryAfter time.Duration) *apiError {
 	return &apiError{status: http.StatusTooManyRequests, typ: "requests", code: "rate_limit_exceeded", retryAfter: retryAfter,
-		message: fmt.Sprintf("Concurrency limit reached for requests: project %s has %d requests in flight", project, limit)}
+		message: fmt.Sprintf("Concurrency limit reached for requests: project %s has %d requests in flight (inference.max_concurrent_per_project, or its entry in inference.project_concurrency)", project, limit)}
+}
+
+func keyConcurrencyLimited(limit int, retryAfter time.Duration) *apiError {
+	return &apiError{status: http.StatusTooManyRequests, typ: "requests", code: "rate_limit_exceeded", retryAfter: retryAfter,
+		message: fmt.Sprintf("Concurrency limit reached for requests: this API key has %d requests in flight over all its projects (inference.max_concurrent_per_key)", limit)}
 }
 
 func badGateway(retryAfter time.Duration, format string, args ...any) *apiError {

@@ -24,6 +24,10 @@ type Config struct {
 	MaxConcurrentPerProject int `yaml:"max_concurrent_per_project"`
 	// ProjectConcurrency overrides the cap per "entity/project".
 	ProjectConcurrency map[string]int `yaml:"project_concurrency"`
+	// MaxConcurrentPerKey caps the requests in flight per API key, over
+	// all the projects it names, so naming more projects does not multiply
+	// the per-project cap; beyond it clients get 429 with Retry-After. 256.
+	MaxConcurrentPerKey int `yaml:"max_concurrent_per_key"`
 	// RetryAfter is what 429 and 5xx answers tell clients to wait. 1s.
 	RetryAfter time.Duration `yaml:"retry_after"`
 	// ConnectTimeout bounds connecting to one upstream. 10s.
@@ -57,6 +61,7 @@ type LoRAConfig struct {
 func DefaultConfig() Config {
 	return Config{
 		MaxConcurrentPerProject: 256,
+		MaxConcurrentPerKey:     256,
 		RetryAfter:              time.Second,
 		ConnectTimeout:          10 * time.Second,
 		Timeout:                 10 * time.Minute,
@@ -102,7 +107,8 @@ func (c Config) validateBounds() []error {
 	for _, n := range []struct {
 		key    string
 		v, min int64
-	}{{"max_concurrent_per_project", int64(c.MaxConcurrentPerProject), 1}, {"max_request_bytes", c.MaxRequestBytes, 1024},
+	}{{"max_concurrent_per_project", int64(c.MaxConcurrentPerProject), 1}, {"max_concurrent_per_key", int64(c.MaxConcurrentPerKey), 1},
+		{"max_request_bytes", c.MaxRequestBytes, 1024},
 		{"max_response_bytes", c.MaxResponseBytes, 1024}, {"trace_queue_calls", int64(c.TraceQueueCalls), 1}, {"trace_queue_bytes", c.TraceQueueBytes, 1 << 20}} {
 		if n.v < n.min {
 			errs = append(errs, fmt.Errorf("inference.%s: %d must be at least %d", n.key, n.v, n.min))

@@ -3,7 +3,7 @@
 // (so the inference base URL is http://HOST:6345/v1), and the trace API's
 // own LLM endpoints /completions/create and /completions/create_stream. It
 // authenticates Weft keys, resolves the caller's project, caps the requests
-// in flight per project, forwards each request to the catalog's upstreams
+// in flight per project and per key, forwards each request to the catalog's upstreams
 // in failover order, relays the answer (server-sent events for streams,
 // with usage always captured) and records every request as a Weave call in
 // the caller's project through the ingest pipeline, without ever making
@@ -41,8 +41,10 @@ type Options struct {
 	Catalog  *catalog.Catalog
 	Keys     auth.Verifier
 	Recorder Recorder
-	// Inflight is the listener's budget of request bytes being read; nil:
-	// no shared budget.
+	// Inflight is the listener's budget of request bytes held: a request's
+	// body is counted as it is read and until the upstream answered and
+	// the call was traced (a listener whose Inflight.Limit already counts
+	// the gateway's paths counts them once). nil: no shared budget.
 	Inflight *httpapi.Inflight
 	Registry prometheus.Registerer
 	Logger   *slog.Logger
@@ -61,7 +63,8 @@ type Gateway struct {
 	recorder Recorder
 	inflight *httpapi.Inflight
 	logger   *slog.Logger
-	limits   *limiter
+	limits   *limiter // per project
+	keyCaps  *limiter // per API key
 	client   *upstreamClient
 	metrics  *metrics
 	adapters Adapters
@@ -79,13 +82,9 @@ func New(o Options) (*Gateway, error) {
 	}
 	return &Gateway{cfg: o.Config, catalog: o.Catalog, keys: o.Keys, recorder: o.Recorder, inflight: o.Inflight,
 		logger: o.Logger, limits: newLimiter(o.Config.MaxConcurrentPerProject, o.Config.ProjectConcurrency),
-		client: newUpstreamClient(o.Config, o.Transport), metrics: m, adapters: o.Adapters, now: time.Now}, nil
+		keyCaps: newLimiter(o.Config.MaxConcurrentPerKey, nil), client: newUpstreamClient(o.Config, o.Transport),
+		metrics: m, adapters: o.Adapters, now: time.Now}, nil
 }
-
-// Paths whose request bodies the gateway reads itself, reserving them
-// from the shared budget only while reading: a stream holds its request
-// for minutes, and holding the budget that long would refuse other writes.
-var Paths = []string{"/v1/chat/completions", "/completions/create"}
 
 // Register adds the routes. The /v1 routes authenticate on their own and
 // answer errors in the OpenAI shape; weaveAuth wraps the trace API's

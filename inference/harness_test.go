@@ -29,11 +29,16 @@ const upstreamKey = "sk-upstream-secret"
 type callSink struct {
 	mu    sync.Mutex
 	calls []storage.Call
+	// onRecord, when set, runs as each call is recorded.
+	onRecord func(storage.Call)
 }
 
 func (s *callSink) Record(c storage.Call) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.onRecord != nil {
+		s.onRecord(c)
+	}
 	s.calls = append(s.calls, c)
 }
 
@@ -71,6 +76,8 @@ type harness struct {
 	logs                               *syncBuffer
 	registry                           *prometheus.Registry
 	key, viewerKey, rivalKey, adminKey string
+	keys                               auth.KeyStore
+	inflight                           *httpapi.Inflight
 }
 
 func model(id string, status string, ups ...catalog.UpstreamConfig) catalog.ModelConfig {
@@ -115,21 +122,25 @@ func testGatewayConfig(t *testing.T, up *upstreamtest.Server) Config {
 	return cfg
 }
 
-func newHarness(t *testing.T) *harness {
+// newHarness builds the harness; mutate changes the gateway's config.
+func newHarness(t *testing.T, mutate ...func(*Config)) *harness {
 	t.Helper()
 	up := upstreamtest.New(upstreamtest.Options{Key: upstreamKey, Delay: 2 * time.Second, HoldInterval: 20 * time.Millisecond, Record: true})
 	t.Cleanup(up.Close)
 	cfg := testGatewayConfig(t, up)
+	for _, m := range mutate {
+		m(&cfg)
+	}
 	cat, err := catalog.New(cfg.Providers, cfg.Models, func(k string) string { return map[string]string{"UP_KEY": upstreamKey}[k] })
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := &harness{t: t, up: up, calls: &callSink{}, logs: &syncBuffer{}, registry: prometheus.NewRegistry()}
+	h := &harness{t: t, up: up, calls: &callSink{}, logs: &syncBuffer{}, registry: prometheus.NewRegistry(), inflight: httpapi.NewInflight(1 << 20)}
 	logger := slog.New(slog.NewTextHandler(h.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	keys := auth.NewFileStore(t.TempDir())
 	verifier := auth.StoreVerifier{Store: keys}
 	gw, err := New(Options{Config: cfg, Catalog: cat, Keys: verifier, Recorder: h.calls,
-		Inflight: httpapi.NewInflight(1 << 20), Registry: h.registry, Logger: logger})
+		Inflight: h.inflight, Registry: h.registry, Logger: logger})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,7 +148,7 @@ func newHarness(t *testing.T) *harness {
 	gw.Register(mux, func(next http.Handler) http.Handler { return httpapi.Authenticate(verifier, logger, next) })
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
-	h.url = srv.URL
+	h.url, h.keys = srv.URL, keys
 	h.key = h.newKey(keys, "acme", auth.RoleMember)
 	h.viewerKey = h.newKey(keys, "acme", auth.RoleViewer)
 	h.rivalKey = h.newKey(keys, "rival", auth.RoleAdmin)

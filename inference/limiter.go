@@ -2,9 +2,9 @@ package inference
 
 import "sync"
 
-// limiter caps the requests in flight per project. Projects without
-// requests in flight hold no entry, so its memory follows the load, not
-// the number of projects ever seen.
+// limiter caps the requests in flight per name: a project, or an API
+// key. Names without requests in flight hold no entry, so its memory
+// follows the load, not the number of names ever seen.
 type limiter struct {
 	def      int
 	override map[string]int
@@ -24,7 +24,7 @@ func (l *limiter) limit(project string) int {
 	return l.def
 }
 
-// acquire takes a slot for project; ok is false when all are taken.
+// acquire takes a slot for a name; ok is false when all are taken.
 // release must be called exactly once after a successful acquire.
 func (l *limiter) acquire(project string) (release func(), limit int, ok bool) {
 	limit = l.limit(project)

@@ -17,6 +17,8 @@ const callIDHeader = "X-Weft-Call-Id"
 func (g *Gateway) chatCompletions(w http.ResponseWriter, r *http.Request) {
 	g.metrics.inFlight.Inc()
 	defer g.metrics.inFlight.Dec()
+	r, release := g.holdBody(w, r)
+	defer release() // after finish: the trace keeps the body
 	ex, fields, e := g.openChat(r)
 	if e != nil {
 		g.metrics.answered("unknown", e.status)
@@ -87,8 +89,9 @@ func (g *Gateway) serveChat(w http.ResponseWriter, r *http.Request, ex *exchange
 	_, _ = w.Write(out)
 }
 
-// admit validates a request, finds its model and takes one of the
-// project's concurrency slots.
+// admit validates a request, finds its model and takes one of the key's
+// concurrency slots and one of the project's: a key naming many projects
+// still has only its own cap.
 func (g *Gateway) admit(ctx context.Context, ex *exchange, fields map[string]json.RawMessage) (*chatRequest, *catalog.Model, func(), *apiError) {
 	req, e := parseChatRequest(fields)
 	if e != nil {
@@ -99,13 +102,19 @@ func (g *Gateway) admit(ctx context.Context, ex *exchange, fields map[string]jso
 	if e != nil {
 		return nil, nil, nil, e
 	}
-	release, limit, ok := g.limits.acquire(ex.project)
+	releaseKey, limit, ok := g.keyCaps.acquire(ex.principal.KeyID)
 	if !ok {
 		// Shedding load: tracing what was shed would add to it.
 		ex.untraced = true
+		return nil, nil, nil, keyConcurrencyLimited(limit, g.cfg.RetryAfter)
+	}
+	release, limit, ok := g.limits.acquire(ex.project)
+	if !ok {
+		releaseKey()
+		ex.untraced = true
 		return nil, nil, nil, concurrencyLimited(ex.project, limit, g.cfg.RetryAfter)
 	}
-	return req, model, release, nil
+	return req, model, func() { release(); releaseKey() }, nil
 }
 
 // finish counts the answer and hands the call to the recorder.

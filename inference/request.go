@@ -124,25 +124,21 @@ func (req *chatRequest) upstreamValue(key, model string) []byte {
 	return req.fields[key]
 }
 
-// readBody reads a bounded request body, reserving its bytes from the
-// listener's shared budget only while reading.
+// readBody reads a bounded request body; r's body is held in the
+// listener's budget (see holdBody), so a read past the budget or the
+// key's share, or a body arriving too slowly, stops here.
 func (g *Gateway) readBody(r *http.Request) ([]byte, *apiError) {
-	n := r.ContentLength
-	if n < 0 {
-		n = 1 << 20
-	}
-	release, ok := g.inflight.Reserve(n)
-	if !ok {
-		return nil, &apiError{status: http.StatusTooManyRequests, typ: "requests", code: "rate_limit_exceeded", retryAfter: g.cfg.RetryAfter,
-			message: "too many request bytes are being read at once (connections.max_inflight_bytes); retry later"}
-	}
-	defer release()
 	body, err := httpapi.ReadJSON(r, g.cfg.MaxRequestBytes)
+	var le *httpapi.LimitError
 	var se *httpapi.StatusError
 	var fe *wire.FieldError
 	switch {
 	case err == nil:
 		return body, nil
+	case errors.As(err, &le) && le.Status == http.StatusTooManyRequests:
+		return nil, &apiError{status: le.Status, typ: "requests", code: "rate_limit_exceeded", retryAfter: g.cfg.RetryAfter, message: le.Msg}
+	case errors.As(err, &le):
+		return nil, &apiError{status: le.Status, typ: "invalid_request_error", code: "request_timeout", message: le.Msg}
 	case errors.As(err, &se) && se.Status == http.StatusRequestEntityTooLarge:
 		return nil, &apiError{status: se.Status, typ: "invalid_request_error",
 			message: "the request body is larger than inference.max_request_bytes; send a shorter conversation"}
@@ -150,6 +146,13 @@ func (g *Gateway) readBody(r *http.Request) ([]byte, *apiError) {
 		return nil, invalidRequest(fe.Field, "%s", fe.Error())
 	}
 	return nil, invalidRequest("", "reading the request body: %v", err)
+}
+
+// holdBody counts r's body in the listener's budget from its first read
+// until release, which the handler calls once the upstream answered and
+// the call was handed to the recorder: the body is kept for both.
+func (g *Gateway) holdBody(w http.ResponseWriter, r *http.Request) (*http.Request, func()) {
+	return g.inflight.Hold(w, r)
 }
 
 // writeJSONString writes s as a JSON string.

@@ -50,6 +50,8 @@ func (g *Gateway) weaveCreateStream(w http.ResponseWriter, r *http.Request) {
 func (g *Gateway) weaveCompletion(w http.ResponseWriter, r *http.Request, stream bool) {
 	g.metrics.inFlight.Inc()
 	defer g.metrics.inFlight.Dec()
+	r, release := g.holdBody(w, r)
+	defer release() // after finish: the trace keeps the body
 	ex, fields, err := g.openWeave(r, stream)
 	if err != nil {
 		g.metrics.answered("unknown", httpapi.Status(err))

@@ -34,10 +34,13 @@ func Errorf(status int, msg string) error { return &StatusError{Status: status, 
 // Status maps an error to its HTTP status code.
 func Status(err error) int {
 	var se *StatusError
+	var le *LimitError
 	var fe *wire.FieldError
 	switch {
 	case errors.As(err, &se):
 		return se.Status
+	case errors.As(err, &le):
+		return le.Status
 	case errors.As(err, &fe):
 		if fe.Unknown || fe.Schema != "" {
 			return http.StatusUnprocessableEntity
@@ -80,6 +83,10 @@ func WriteError(w http.ResponseWriter, r *http.Request, logger *slog.Logger, err
 		for k, v := range se.Extra {
 			body[k] = v
 		}
+	}
+	var le *LimitError
+	if errors.As(err, &le) {
+		body["limit"], body["setting"] = le.Limit, le.Setting
 	}
 	var fe *wire.FieldError
 	if status == http.StatusUnprocessableEntity && errors.As(err, &fe) {

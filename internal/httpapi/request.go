@@ -16,13 +16,18 @@ import (
 )
 
 // ReadBody reads the whole request body, decompressing gzip, and refuses
-// more than limit bytes (after decompression) with 413.
+// more than limit bytes (after decompression) with 413. A body the
+// in-flight budget stopped fails with its *LimitError (429 or 408).
 func ReadBody(r *http.Request, limit int64) ([]byte, error) {
 	var src io.Reader = r.Body
 	switch enc := strings.ToLower(strings.TrimSpace(r.Header.Get("Content-Encoding"))); enc {
 	case "", "identity":
 	case "gzip":
 		zr, err := gzip.NewReader(r.Body)
+		var le *LimitError
+		if errors.As(err, &le) {
+			return nil, le
+		}
 		if err != nil {
 			return nil, Errorf(http.StatusBadRequest, "Content-Encoding gzip: body is not valid gzip: "+err.Error())
 		}
@@ -34,7 +39,11 @@ func ReadBody(r *http.Request, limit int64) ([]byte, error) {
 	body, err := io.ReadAll(io.LimitReader(src, limit+1))
 	if err != nil {
 		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
+		var le *LimitError
+		switch {
+		case errors.As(err, &le):
+			return nil, le
+		case errors.As(err, &mbe):
 			return nil, tooLarge(limit)
 		}
 		return nil, Errorf(http.StatusBadRequest, "reading request body: "+err.Error())
