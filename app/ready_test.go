@@ -13,7 +13,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -30,6 +29,7 @@ import (
 	"github.com/weftdev/weft/auth"
 	"github.com/weftdev/weft/config"
 	"github.com/weftdev/weft/exporter/storageexporter"
+	"github.com/weftdev/weft/internal/syncbuf"
 	"github.com/weftdev/weft/internal/wal"
 	"github.com/weftdev/weft/receiver/otlpreceiver"
 	"github.com/weftdev/weft/storage"
@@ -73,31 +73,13 @@ func (s *refusingStore) ProbeWrites(ctx context.Context) error {
 	return s.Store.ProbeWrites(ctx)
 }
 
-// syncBuffer is a log destination a test reads while the server writes.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
-}
-
 // node is a weft serving on a data directory, with its log kept.
 type node struct {
 	t      *testing.T
 	srv    *Server
 	url    string
 	key    string
-	logs   *syncBuffer
+	logs   *syncbuf.Buffer
 	stop   context.CancelFunc
 	done   chan error
 	http   *http.Client
@@ -118,7 +100,7 @@ func testNodeConfig(dataDir string) config.Config {
 func startNode(t *testing.T, cfg config.Config, wrap func(*duckdb.Store) backend) *node {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	n := &node{t: t, logs: &syncBuffer{}, stop: cancel, done: make(chan error, 1), http: &http.Client{Timeout: 30 * time.Second}}
+	n := &node{t: t, logs: &syncbuf.Buffer{}, stop: cancel, done: make(chan error, 1), http: &http.Client{Timeout: 30 * time.Second}}
 	logger := slog.New(slog.NewTextHandler(n.logs, nil))
 	roles, err := config.ParseRoles(cfg.Roles)
 	if err != nil {

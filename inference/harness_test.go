@@ -20,6 +20,7 @@ import (
 	"github.com/weftdev/weft/inference/catalog"
 	"github.com/weftdev/weft/inference/upstreamtest"
 	"github.com/weftdev/weft/internal/httpapi"
+	"github.com/weftdev/weft/internal/syncbuf"
 	"github.com/weftdev/weft/storage"
 )
 
@@ -48,24 +49,6 @@ func (s *callSink) all() []storage.Call {
 	return append([]storage.Call(nil), s.calls...)
 }
 
-// syncBuffer collects log output from many goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
-}
-
 // harness is a gateway in front of a fake upstream, with keys of every
 // kind and the calls it traced.
 type harness struct {
@@ -73,7 +56,7 @@ type harness struct {
 	url                                string
 	up                                 *upstreamtest.Server
 	calls                              *callSink
-	logs                               *syncBuffer
+	logs                               *syncbuf.Buffer
 	registry                           *prometheus.Registry
 	key, viewerKey, rivalKey, adminKey string
 	keys                               auth.KeyStore
@@ -135,7 +118,7 @@ func newHarness(t *testing.T, mutate ...func(*Config)) *harness {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := &harness{t: t, up: up, calls: &callSink{}, logs: &syncBuffer{}, registry: prometheus.NewRegistry(), inflight: httpapi.NewInflight(1 << 20)}
+	h := &harness{t: t, up: up, calls: &callSink{}, logs: &syncbuf.Buffer{}, registry: prometheus.NewRegistry(), inflight: httpapi.NewInflight(1 << 20)}
 	logger := slog.New(slog.NewTextHandler(h.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	keys := auth.NewFileStore(t.TempDir())
 	verifier := auth.StoreVerifier{Store: keys}

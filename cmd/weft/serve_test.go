@@ -10,28 +10,11 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/weftdev/weft/internal/syncbuf"
 )
-
-// lockedBuffer is a bytes.Buffer that serve writes while the test reads.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 var listening = regexp.MustCompile(`listening on (http://\S+) `)
 
@@ -40,7 +23,7 @@ var listening = regexp.MustCompile(`listening on (http://\S+) `)
 func serveOnce(t *testing.T, dir string, f func(url string)) (stdout, stderr string) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	var out, log lockedBuffer
+	var out, log syncbuf.Buffer
 	done := make(chan error, 1)
 	go func() {
 		done <- run(ctx, []string{"serve", "--data-dir", dir, "--listen", "127.0.0.1:0", "--otlp-grpc-listen", "127.0.0.1:0"},
