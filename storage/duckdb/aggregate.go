@@ -62,7 +62,7 @@ func scanUsage(rows *sql.Rows, q storage.CallsAggregateQuery) (storage.ModelUsag
 
 // eachRow runs st and calls scan for each row.
 func (s *Store) eachRow(ctx context.Context, st sqlgen.Statement, scan func(*sql.Rows) error) error {
-	rows, err := s.stmts.QueryContext(ctx, st.SQL, st.Args...)
+	rows, err := s.calls.guarded(s.stmts).QueryContext(ctx, st.SQL, st.Args...)
 	if err != nil {
 		return err
 	}

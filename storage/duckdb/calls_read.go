@@ -21,12 +21,15 @@ const readPageSize = 10_000
 func (s *Store) QueryCalls(ctx context.Context, q storage.CallsQuery) iter.Seq2[storage.StoredCall, error] {
 	return func(yield func(storage.StoredCall, error) bool) {
 		if q.Limit > 0 && q.Limit <= s.pageSize {
-			s.queryPage(ctx, s.stmts, q, yield)
+			s.queryPage(ctx, s.calls.guarded(s.stmts), q, yield)
 			return
 		}
 		if byIDs(q) && s.queryOnePage(ctx, q, yield) {
 			return
 		}
+		// Taken before the connection: a read waiting for the guard
+		// must not hold one a checkpoint needs.
+		defer s.calls.hold()()
 		conn, err := s.db.Conn(ctx)
 		if err != nil {
 			yield(storage.StoredCall{}, fmt.Errorf("query calls: %w", err))
@@ -58,7 +61,7 @@ func (s *Store) queryOnePage(ctx context.Context, q storage.CallsQuery, yield fu
 	q.Limit = s.pageSize + 1
 	var calls []storage.StoredCall
 	var failed error
-	s.queryPage(ctx, s.stmts, q, func(c storage.StoredCall, err error) bool {
+	s.queryPage(ctx, s.calls.guarded(s.stmts), q, func(c storage.StoredCall, err error) bool {
 		if err != nil {
 			failed = err
 			return false
@@ -146,7 +149,7 @@ func (s *Store) CountCalls(ctx context.Context, q storage.CallsQuery, limit int6
 	if err != nil {
 		return storage.CallsStats{}, err
 	}
-	rows, err := s.stmts.QueryContext(ctx, st.SQL, st.Args...)
+	rows, err := s.calls.guarded(s.stmts).QueryContext(ctx, st.SQL, st.Args...)
 	if err != nil {
 		return storage.CallsStats{}, fmt.Errorf("count calls: %w", err)
 	}

@@ -98,12 +98,14 @@ func (s *Store) CheckpointCalls(ctx context.Context) error {
 	if !s.callsUnlogged {
 		return nil
 	}
-	s.writeMu.Lock()
-	defer s.writeMu.Unlock()
-	if _, err := s.db.ExecContext(ctx, "FORCE CHECKPOINT "+callsCatalog); err != nil {
-		return fmt.Errorf("checkpoint calls: %w", err)
-	}
-	return nil
+	return s.calls.checkpoint(func() error {
+		s.writeMu.Lock()
+		defer s.writeMu.Unlock()
+		if _, err := s.db.ExecContext(ctx, "FORCE CHECKPOINT "+callsCatalog); err != nil {
+			return fmt.Errorf("checkpoint calls: %w", err)
+		}
+		return nil
+	})
 }
 
 // CallsNeedCheckpoint reports whether call writes wait for CheckpointCalls

@@ -49,6 +49,8 @@ type Store struct {
 	callsUnlogged bool
 	// stmts keeps prepared the reads that run outside a transaction.
 	stmts *stmtCache
+	// calls keeps checkpoints of the calls file apart from reads of it.
+	calls callsGuard
 }
 
 // Open opens (creating if needed) the database in dir and applies pending

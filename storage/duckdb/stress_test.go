@@ -26,31 +26,46 @@ import (
 // started: a short answer without an error is the failure it looks for, as
 // is any crash.
 //
-// It runs for WEFT_STRESS_DURATION (a Go duration) when that is set, and
-// for a few seconds otherwise.
+// It runs for WEFT_STRESS_DURATION (a Go duration, shared by its cases)
+// when that is set, and for a few seconds otherwise.
 func TestStoreUnderConcurrentWritesReadsAndCheckpoints(t *testing.T) {
-	d := 4 * time.Second
+	d := 8 * time.Second
 	if v := os.Getenv("WEFT_STRESS_DURATION"); v != "" {
 		var err error
 		if d, err = time.ParseDuration(v); err != nil {
 			t.Fatalf("WEFT_STRESS_DURATION: %v", err)
 		}
 	}
-	dir := t.TempDir()
-	st := newStressRun()
-	// The store is closed and opened again between rounds: the crashes
-	// this looks for came from a process started on a directory an earlier
-	// one had written, reading calls from checkpointed row groups.
-	const rounds = 3
-	for round := range rounds {
-		if !st.round(t, dir, d/rounds) {
-			t.Fatalf("round %d failed", round)
-		}
+	cases := []struct {
+		name         string
+		endsPerBatch int
+	}{
+		// An agent forwarding as it goes: ends mostly in the next batch.
+		{"live", 200},
+		// An agent replaying its backlog into a restarted center: batches
+		// of ends for calls stored long before, each a merge.
+		{"replay", 4000},
 	}
-	t.Logf("%d write batches, %d checkpoints, %d calls committed; %d whole reads (%d canceled), %d point reads",
-		st.batches.Load(), st.checkpoints.Load(), st.committed.Load(), st.reads.Load(), st.canceled.Load(), st.points.Load())
-	if st.reads.Load()-st.canceled.Load() == 0 {
-		t.Error("no read ran to its end; the run proves nothing")
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			st := newStressRun(tc.endsPerBatch)
+			// The store is closed and opened again between rounds: the
+			// crashes this looks for came from a process started on a
+			// directory an earlier one had written, reading calls from
+			// checkpointed row groups.
+			const rounds = 3
+			for round := range rounds {
+				if !st.round(t, dir, d/time.Duration(rounds*len(cases))) {
+					t.Fatalf("round %d failed", round)
+				}
+			}
+			t.Logf("%d write batches, %d checkpoints, %d calls committed; %d whole reads (%d canceled), %d point reads",
+				st.batches.Load(), st.checkpoints.Load(), st.committed.Load(), st.reads.Load(), st.canceled.Load(), st.points.Load())
+			if st.reads.Load()-st.canceled.Load() == 0 {
+				t.Error("no read ran to its end; the run proves nothing")
+			}
+		})
 	}
 }
 
@@ -114,15 +129,17 @@ func (st *stressRun) round(t *testing.T, dir string, d time.Duration) bool {
 }
 
 type stressRun struct {
-	committed   atomic.Int64 // calls whose start is committed, ids s0..s(n-1)
-	batches     atomic.Int64
-	checkpoints atomic.Int64
-	reads       atomic.Int64
-	canceled    atomic.Int64
-	points      atomic.Int64
+	// endsPerBatch is how many stored calls each write batch merges into.
+	endsPerBatch int
+	committed    atomic.Int64 // calls whose start is committed, ids s0..s(n-1)
+	batches      atomic.Int64
+	checkpoints  atomic.Int64
+	reads        atomic.Int64
+	canceled     atomic.Int64
+	points       atomic.Int64
 }
 
-func newStressRun() *stressRun { return &stressRun{} }
+func newStressRun(endsPerBatch int) *stressRun { return &stressRun{endsPerBatch: endsPerBatch} }
 
 const stressProject = "stress/p"
 
@@ -169,7 +186,7 @@ func (st *stressRun) write(ctx context.Context, s *Store) error {
 			seen[next] = true
 			next++
 		}
-		for range 200 {
+		for range st.endsPerBatch {
 			if fresh == 0 {
 				break
 			}
@@ -186,16 +203,9 @@ func (st *stressRun) write(ctx context.Context, s *Store) error {
 		}
 		// Renames, as the SDKs send them: of stored calls, and of calls
 		// whose start comes in a later batch (kept in a placeholder row).
-		for range 30 {
-			i := rng.Int64N(next + 400)
-			ops = append(ops, storage.CallOp{Update: &storage.CallUpdate{ProjectID: stressProject, ID: fmt.Sprintf("s%08d", i),
-				DisplayName: fmt.Sprintf("renamed-%d", rng.IntN(1000))}})
-		}
-		// Renames, as the SDKs send them: of stored calls, and of calls
-		// whose start comes in a later batch (kept in a placeholder row).
 		// With merged ends they make the checkpoints rewrite row groups
 		// that reads are scanning.
-		for range 30 {
+		for range 60 {
 			i := rng.Int64N(next + 400)
 			ops = append(ops, storage.CallOp{Update: &storage.CallUpdate{ProjectID: stressProject, ID: fmt.Sprintf("s%08d", i),
 				DisplayName: fmt.Sprintf("renamed-%d", rng.IntN(1000))}})

@@ -18,7 +18,7 @@ func (s *Store) QueryThreads(ctx context.Context, q storage.ThreadsQuery) iter.S
 			yield(storage.Thread{}, err)
 			return
 		}
-		rows, err := s.db.QueryContext(ctx, st.SQL, st.Args...)
+		rows, err := s.calls.guarded(s.db).QueryContext(ctx, st.SQL, st.Args...)
 		if err != nil {
 			yield(storage.Thread{}, fmt.Errorf("query threads: %w", err))
 			return
