@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"time"
 )
 
@@ -158,6 +159,32 @@ func (s *pySDK) checkEvaluation(ev pyEval, nRows int) {
 		fb, _ := c["summary"].(map[string]any)["weave"].(map[string]any)["feedback"].([]any)
 		if len(fb) != 1 || fb[0].(map[string]any)["feedback_type"] != "wandb.runnable.exact_match" || fb[0].(map[string]any)["runnable_ref"] != ev.scorerRef {
 			s.t.Errorf("feedback of %s: %v", c["id"], fb)
+		}
+		s.checkFeedbackReadable(c["id"].(string))
+	}
+}
+
+// pyFeedbackModel are the fields of the SDK's Feedback model up to
+// 0.52.29, which refuses any other.
+var pyFeedbackModel = []string{"id", "project_id", "weave_ref", "creator", "feedback_type", "payload", "annotation_ref",
+	"runnable_ref", "call_ref", "trigger_ref", "queue_id", "wb_user_id", "created_at"}
+
+// checkFeedbackReadable reads a call's feedback as call.feedback does
+// and checks every row parses into the SDK's Feedback model.
+func (s *pySDK) checkFeedbackReadable(callID string) {
+	ref := "weave:///" + s.project + "/call/" + callID
+	var res struct {
+		Result []map[string]any `json:"result"`
+	}
+	s.send(http.MethodPost, "/traces/feedback/query", map[string]any{"project_id": s.project, "fields": nil,
+		"query":   map[string]any{"$expr": map[string]any{"$eq": []any{map[string]any{"$getField": "weave_ref"}, map[string]any{"$literal": ref}}}},
+		"sort_by": []any{map[string]any{"field": "created_at", "direction": "asc"}}, "offset": nil, "limit": nil}, &res)
+	if len(res.Result) != 1 {
+		s.t.Fatalf("feedback of %s: %d rows, want 1", callID, len(res.Result))
+	}
+	for k := range res.Result[0] {
+		if !slices.Contains(pyFeedbackModel, k) {
+			s.t.Errorf("feedback of %s carries %q: the SDK's Feedback model refuses it", callID, k)
 		}
 	}
 }

@@ -58,7 +58,7 @@ func (fr feedbackRules) nameEmoji(payload json.RawMessage) (json.RawMessage, err
 func extraFields(f feedbackReq) (json.RawMessage, error) {
 	set := map[string]json.RawMessage{}
 	for k, v := range f.extra {
-		if v == nil || isDefault(k, *v) {
+		if v == nil || storage.IsFeedbackExtraDefault(k, *v) {
 			continue
 		}
 		if err := checkExtraType(k, *v); err != nil {
@@ -67,9 +67,9 @@ func extraFields(f feedbackReq) (json.RawMessage, error) {
 		set[k] = *v
 	}
 	if !strings.HasPrefix(f.FeedbackType, runnablePrefix) {
-		for _, k := range scorerFields {
+		for _, k := range storage.FeedbackScorerFields {
 			if _, ok := set[k]; ok {
-				return nil, invalid(strings.Join(scorerFields, ", ") + " are only allowed on wandb.runnable feedback")
+				return nil, invalid(strings.Join(storage.FeedbackScorerFields, ", ") + " are only allowed on wandb.runnable feedback")
 			}
 		}
 	}
@@ -77,17 +77,6 @@ func extraFields(f feedbackReq) (json.RawMessage, error) {
 		return nil, nil
 	}
 	return json.Marshal(set)
-}
-
-// isDefault reports the values newer clients send for unset fields.
-func isDefault(field string, v json.RawMessage) bool {
-	switch s := string(bytes.TrimSpace(v)); s {
-	case "", "null", "[]", "{}", `""`:
-		return true
-	case `"UNSET"`:
-		return field == "span_status_code"
-	}
-	return false
 }
 
 // checkExtraType refuses a scorer or span field of the wrong shape, as the

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -23,15 +24,6 @@ const (
 	annotationPrefix = "wandb.annotation"
 	runnablePrefix   = "wandb.runnable"
 	maxNoteRunes     = 1024
-)
-
-// scorerFields may only be set on runnable feedback; spanFields are agent
-// span targets. Both are newer optional fields kept in Feedback.Extra.
-var (
-	scorerFields = []string{"scorer_tags", "scorer_tag_reasons", "scorer_tag_confidences",
-		"scorer_ratings", "scorer_rating_reasons", "scorer_rating_confidences"}
-	spanFields = []string{"span_agent_name", "span_agent_version", "span_status_code",
-		"span_conversation_id", "span_trace_id", "scorer_trace_id"}
 )
 
 // feedbackReq is FeedbackCreateReq on the wire.
@@ -54,7 +46,7 @@ func decodeFeedbackReq(body []byte, replaceID *string) (feedbackReq, error) {
 		"annotation_ref": &f.AnnotationRef, "runnable_ref": &f.RunnableRef, "call_ref": &f.CallRef,
 		"trigger_ref": &f.TrigRef, "queue_id": &f.QueueID, "wb_user_id": &f.WBUserID}
 	f.extra = map[string]*json.RawMessage{}
-	for _, k := range append(append([]string{}, scorerFields...), spanFields...) {
+	for _, k := range slices.Concat(storage.FeedbackScorerFields, storage.FeedbackSpanFields) {
 		v := new(json.RawMessage)
 		f.extra[k], fields[k] = v, v
 	}

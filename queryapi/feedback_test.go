@@ -3,10 +3,14 @@ package queryapi_test
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"os"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/weftdev/weft/storage"
 )
 
 const noteCallRef = "weave:///acme/p/call/c1"
@@ -214,24 +218,91 @@ func scored(field string, v any) map[string]any {
 }
 
 // TestFeedbackScorerFieldsRoundTrip: the scorer and span fields a client
-// sends come back from /feedback/query, unset ones with their defaults.
+// sends come back from /feedback/query; unset ones (including those sent
+// with their defaults) are left out unless fields names them.
 func TestFeedbackScorerFieldsRoundTrip(t *testing.T) {
 	e := newStoreEnv(t)
 	req := scored("scorer_tags", []string{"safety-risk"})
 	req["scorer_rating_confidences"] = map[string]float64{"_rating_": 0.9}
 	req["span_agent_name"], req["span_status_code"], req["span_trace_id"] = "bot", "UNSET", ""
 	created := e.expectStatus(t, "/feedback/create", req, http.StatusOK)
+	set := map[string]any{"scorer_tags": []any{"safety-risk"}, "scorer_rating_confidences": map[string]any{"_rating_": 0.9},
+		"span_agent_name": "bot"}
+	tests := []struct {
+		name, query string
+		want        map[string]any // nil: must be absent
+	}{
+		{"all columns", `{"project_id":"acme/p"}`, map[string]any{
+			"scorer_ratings": nil, "span_status_code": nil, "span_trace_id": nil, "scorer_trace_id": nil}},
+		{"named", `{"project_id":"acme/p","fields":["id","scorer_tags","scorer_rating_confidences","span_agent_name","scorer_ratings","span_status_code"]}`,
+			map[string]any{"scorer_ratings": map[string]any{}, "span_status_code": "UNSET", "span_trace_id": nil}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := e.expectStatus(t, "/feedback/query", tc.query, http.StatusOK)
+			rows := got["result"].([]any)
+			if len(rows) != 1 {
+				t.Fatalf("rows %v", rows)
+			}
+			row := rows[0].(map[string]any)
+			if row["id"] != created["id"] {
+				t.Errorf("id %v, want %v", row["id"], created["id"])
+			}
+			want := maps.Clone(set)
+			maps.Copy(want, tc.want)
+			for k, v := range want {
+				got, ok := row[k]
+				if ok != (v != nil) || fmt.Sprint(got) != fmt.Sprint(v) && v != nil {
+					t.Errorf("%s = %v (present %v), want %v", k, got, ok, v)
+				}
+			}
+		})
+	}
+}
+
+// sdkFeedbackFields are the fields of the Weave Python SDK's Feedback
+// model, which refuses any other: up to 0.52.29, and since (the newer
+// scorer and span fields added).
+var sdkFeedbackFields = map[string][]string{
+	"0.52.29": {"id", "project_id", "weave_ref", "creator", "feedback_type", "payload", "annotation_ref",
+		"runnable_ref", "call_ref", "trigger_ref", "queue_id", "wb_user_id", "created_at"},
+	"current": {"id", "project_id", "weave_ref", "creator", "feedback_type", "payload", "annotation_ref",
+		"runnable_ref", "call_ref", "trigger_ref", "queue_id", "wb_user_id", "created_at",
+		"scorer_tags", "scorer_tag_reasons", "scorer_tag_confidences", "scorer_ratings", "scorer_rating_reasons",
+		"scorer_rating_confidences", "scorer_trace_id", "span_agent_name", "span_agent_version",
+		"span_conversation_id", "span_status_code", "span_trace_id"},
+}
+
+// TestFeedbackRowsFitEverySDKModel: the rows an SDK reads with
+// call.feedback or client.get_feedback() (no fields named) carry only
+// fields its Feedback model knows, for every SDK, as long as the newer
+// fields are unset; the newest model knows every field a row can carry.
+func TestFeedbackRowsFitEverySDKModel(t *testing.T) {
+	e := newStoreEnv(t)
+	e.expectStatus(t, "/feedback/create", noteReq("plain"), http.StatusOK)
+	e.expectStatus(t, "/feedback/create", scored("span_status_code", "UNSET"), http.StatusOK)
+	judged := scored("scorer_tags", []string{"x"})
+	judged["span_agent_name"] = "bot"
+	e.expectStatus(t, "/feedback/create", judged, http.StatusOK)
 	got := e.expectStatus(t, "/feedback/query", `{"project_id":"acme/p"}`, http.StatusOK)
 	rows := got["result"].([]any)
-	if len(rows) != 1 {
+	if len(rows) != 3 {
 		t.Fatalf("rows %v", rows)
 	}
-	row := rows[0].(map[string]any)
-	want := map[string]any{"id": created["id"], "scorer_tags": []any{"safety-risk"}, "scorer_rating_confidences": map[string]any{"_rating_": 0.9},
-		"scorer_ratings": map[string]any{}, "span_agent_name": "bot", "span_status_code": "UNSET", "span_trace_id": "", "scorer_trace_id": ""}
-	for k, v := range want {
-		if fmt.Sprint(row[k]) != fmt.Sprint(v) {
-			t.Errorf("%s = %v, want %v", k, row[k], v)
+	for i, r := range rows {
+		_, newer := r.(map[string]any)["scorer_tags"]
+		for version, fields := range sdkFeedbackFields {
+			if version == "0.52.29" && newer {
+				continue // sets newer fields: only newer SDKs read it
+			}
+			for k := range r.(map[string]any) {
+				if !slices.Contains(fields, k) {
+					t.Errorf("row %d carries %q, which the %s SDK's Feedback model refuses", i, k, version)
+				}
+			}
 		}
+	}
+	if len(storage.FeedbackColumns) != len(sdkFeedbackFields["current"]) {
+		t.Errorf("a row can carry %d fields; the current SDK model knows %d", len(storage.FeedbackColumns), len(sdkFeedbackFields["current"]))
 	}
 }

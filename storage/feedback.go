@@ -1,8 +1,11 @@
 package storage
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
+	"slices"
 	"time"
 )
 
@@ -38,6 +41,74 @@ var FeedbackColumns = []string{
 	"scorer_tags", "scorer_tag_reasons", "scorer_tag_confidences", "scorer_ratings", "scorer_rating_reasons",
 	"scorer_rating_confidences", "span_agent_name", "span_agent_version", "span_status_code",
 	"span_conversation_id", "span_trace_id", "scorer_trace_id",
+}
+
+// FeedbackScorerFields may only be set on runnable feedback;
+// FeedbackSpanFields name an agent span. Both are newer, optional fields
+// kept in Feedback.Extra.
+var (
+	FeedbackScorerFields = []string{"scorer_tags", "scorer_tag_reasons", "scorer_tag_confidences",
+		"scorer_ratings", "scorer_rating_reasons", "scorer_rating_confidences"}
+	FeedbackSpanFields = []string{"span_agent_name", "span_agent_version", "span_status_code",
+		"span_conversation_id", "span_trace_id", "scorer_trace_id"}
+)
+
+// IsFeedbackExtra reports whether field is one of the newer scorer and
+// span fields.
+func IsFeedbackExtra(field string) bool {
+	return slices.Contains(FeedbackScorerFields, field) || slices.Contains(FeedbackSpanFields, field)
+}
+
+// IsFeedbackExtraDefault reports whether v is the value a newer client
+// sends, and a row holds, for the extra field when it is unset.
+func IsFeedbackExtraDefault(field string, v json.RawMessage) bool {
+	switch s := string(bytes.TrimSpace(v)); s {
+	case "", "null", "[]", "{}", `""`:
+		return true
+	case `"UNSET"`:
+		return field == "span_status_code"
+	}
+	return false
+}
+
+// DropUnsetFeedbackExtras returns row (a feedback row as a JSON object)
+// without the extra fields that hold their defaults, other than those
+// kept names. Clients up to Weave 0.52.29 read rows into a model that
+// refuses unknown fields, so a row carries the newer fields only when
+// they were set or asked for, as the reference server's rows do. Keys
+// keep their order.
+func DropUnsetFeedbackExtras(row json.RawMessage, kept []string) (json.RawMessage, error) {
+	dec := json.NewDecoder(bytes.NewReader(row))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return nil, fmt.Errorf("feedback row is not a JSON object")
+	}
+	out := bytes.NewBuffer(make([]byte, 0, len(row)))
+	out.WriteByte('{')
+	first := true
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, fmt.Errorf("feedback row: %w", err)
+		}
+		key, _ := tok.(string)
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return nil, fmt.Errorf("feedback row %s: %w", key, err)
+		}
+		if IsFeedbackExtra(key) && IsFeedbackExtraDefault(key, v) && !slices.Contains(kept, key) {
+			continue
+		}
+		if !first {
+			out.WriteByte(',')
+		}
+		first = false
+		k, _ := json.Marshal(key)
+		out.Write(k)
+		out.WriteByte(':')
+		out.Write(v)
+	}
+	out.WriteByte('}')
+	return out.Bytes(), nil
 }
 
 // FeedbackQuery is an authorised /feedback/query. Fields are columns,

@@ -33,13 +33,15 @@ func testFeedbackScorerSpanFields(t *testing.T, s storage.FeedbackStore) {
 	if len(rows) != 1 {
 		t.Fatalf("filter on span_agent_name matched %d rows, want 1", len(rows))
 	}
-	want := unsetScorerSpanFields()
-	want["scorer_tags"], want["scorer_tag_reasons"] = []any{"safety-risk"}, map[string]any{"safety-risk": "blocked"}
-	want["scorer_ratings"], want["span_agent_name"] = map[string]any{"_rating_": 0.7}, "support-bot"
-	want["span_status_code"], want["scorer_trace_id"] = "ERROR", "t9"
-	for k, v := range want {
-		if !reflect.DeepEqual(rows[0][k], v) {
-			t.Errorf("%s = %#v, want %#v", k, rows[0][k], v)
+	// The fields set come back; those unset are left out.
+	want := map[string]any{"scorer_tags": []any{"safety-risk"}, "scorer_tag_reasons": map[string]any{"safety-risk": "blocked"},
+		"scorer_ratings": map[string]any{"_rating_": 0.7}, "span_agent_name": "support-bot",
+		"span_status_code": "ERROR", "scorer_trace_id": "t9"}
+	for k := range unsetScorerSpanFields() {
+		v, set := want[k]
+		got, ok := rows[0][k]
+		if ok != set || !reflect.DeepEqual(got, v) {
+			t.Errorf("%s = %#v (present %v), want %#v (present %v)", k, got, ok, v, set)
 		}
 	}
 	rows, _ = queryFeedback(t, s, storage.FeedbackQuery{ProjectID: "e/p", Fields: []string{"id", "scorer_ratings._rating_", "span_status_code"},
@@ -60,6 +62,9 @@ func testFeedbackScorerSpanFields(t *testing.T, s storage.FeedbackStore) {
 	for _, f := range list {
 		if f["id"] == "s1" && !reflect.DeepEqual(f["scorer_tags"], []any{"safety-risk"}) {
 			t.Errorf("calls feedback entry lacks scorer_tags: %v", f)
+		}
+		if _, ok := f["scorer_tag_confidences"]; ok {
+			t.Errorf("calls feedback entry %v carries an unset scorer field", f["id"])
 		}
 	}
 }

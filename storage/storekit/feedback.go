@@ -59,6 +59,11 @@ func QueryFeedback(ctx context.Context, db TableSQL, q storage.FeedbackQuery) (s
 	if err != nil {
 		return storage.FeedbackQueryRes{}, fmt.Errorf("feedback count: %w", err)
 	}
+	for i, r := range rows {
+		if rows[i], err = storage.DropUnsetFeedbackExtras(r, q.Fields); err != nil {
+			return storage.FeedbackQueryRes{}, fmt.Errorf("feedback query: %w", err)
+		}
+	}
 	return storage.FeedbackQueryRes{Result: rows, TotalCount: count}, nil
 }
 
@@ -84,6 +89,9 @@ func FeedbackForRefs(ctx context.Context, db TableSQL, projectID string, refChun
 				WeaveRef string `json:"weave_ref"`
 			}
 			if err := json.Unmarshal(r, &key); err != nil {
+				return nil, fmt.Errorf("feedback of calls: %w", err)
+			}
+			if r, err = storage.DropUnsetFeedbackExtras(r, nil); err != nil {
 				return nil, fmt.Errorf("feedback of calls: %w", err)
 			}
 			lists[key.WeaveRef] = append(lists[key.WeaveRef], r)
