@@ -50,6 +50,9 @@ type options struct {
 	duration     time.Duration
 	streams      int
 	serveArgs    []string
+	// otlp: spans per trace, and whether to time the reads after loading.
+	traceSpans int
+	reads      bool
 }
 
 func parse(name string, args []string) (options, error) {
@@ -67,6 +70,8 @@ func parse(name string, args []string) (options, error) {
 	fs.IntVar(&o.queries, "queries", 50, "repetitions of each query")
 	fs.IntVar(&o.rate, "rate", 0, "offered load in records/s (open loop; latency counts from when a request was due); 0 sends as fast as answered")
 	fs.StringVar(&o.transports, "transports", "http,grpc", "otlp: which transports to measure, in order")
+	fs.IntVar(&o.traceSpans, "trace-spans", 10, "otlp: spans per trace (a root and its LLM calls)")
+	fs.BoolVar(&o.reads, "reads", false, "otlp: after each load, time the reads users make (call, trace, pages, sorts, stats, charts, the UI's pages)")
 	fs.IntVar(&o.window, "window", 1_000_000, "report the rate over each window of this many records; the last is what a full store sustains")
 	fs.IntVar(&o.pending, "pending", 100_000, "automations: deliveries left pending against a dead receiver while memory is watched (0 skips)")
 	fs.IntVar(&o.jobs, "jobs", 1000, "training: jobs kept queued while leases are timed")

@@ -26,7 +26,7 @@ import (
 // window, ack latency, peak RSS and the bytes stored per span.
 func benchOTLP(ctx context.Context, t *target, o options) error {
 	pool := newTextPool(1<<16, max(o.payload-400, 0)/2)
-	sample, err := llmSpans(rand.New(rand.NewPCG(0, 0)), pool, o.project, max(o.batch, 1)).MarshalProto()
+	sample, err := llmSpans(rand.New(rand.NewPCG(0, 0)), pool, o.project, max(o.batch, 1), o.traceSpans).MarshalProto()
 	if err != nil {
 		return err
 	}
@@ -43,8 +43,9 @@ func benchOTLP(ctx context.Context, t *target, o options) error {
 			return err
 		}
 		project := o.project + "-" + transport
+		cpu := t.cpuSeconds()
 		r, err := drive(ctx, o, func(ctx context.Context, i, n int) (int, error) {
-			req := llmSpans(rand.New(rand.NewPCG(uint64(i), uint64(len(transport)))), pool, project, n)
+			req := llmSpans(spanRNG(i, transport), pool, project, n, o.traceSpans)
 			return retrying(ctx, func() error { return send(ctx, req) })
 		})
 		if err != nil {
@@ -54,6 +55,14 @@ func benchOTLP(ctx context.Context, t *target, o options) error {
 		fmt.Printf("otlp/%s: %d spans of ~%d B in %d-span requests, %d workers, offered %s\n",
 			transport, o.calls, o.payload, o.batch, o.workers, offered(o.rate, "spans"))
 		r.print("spans")
+		if used := t.cpuSeconds() - cpu; cpu >= 0 {
+			fmt.Printf("  server CPU  %.1f µs per span (user+system)\n", used/float64(o.calls)*1e6)
+		}
+		if o.reads {
+			if err := otlpReads(ctx, t, o, project, pool, transport); err != nil {
+				return err
+			}
+		}
 	}
 	fmt.Printf("  peak RSS    %s\n", t.peakRSS())
 	t.stored, t.unit = stored, "span"
@@ -86,9 +95,13 @@ func retrying(ctx context.Context, f func() error) (int, error) {
 	}
 }
 
-// llmSpans builds one trace per request: a root agent span and LLM children
-// carrying GenAI attributes with distinct prompt and completion text.
-func llmSpans(rng *rand.Rand, pool textPool, project string, n int) ptraceotlp.ExportRequest {
+// llmSpans builds the spans of one request: traces of traceSpans spans
+// (a root agent span and LLM children carrying GenAI attributes with
+// distinct prompt and completion text), each trace started at a random
+// moment of the last day, with latencies, token counts and a few errors
+// that differ per span, so reads that sort, filter and chart by them
+// work on realistic data.
+func llmSpans(rng *rand.Rand, pool textPool, project string, n, traceSpans int) ptraceotlp.ExportRequest {
 	td := ptrace.NewTraces()
 	rs := td.ResourceSpans().AppendEmpty()
 	entity, proj, _ := strings.Cut(project, "/")
@@ -97,32 +110,48 @@ func llmSpans(rng *rand.Rand, pool textPool, project string, n int) ptraceotlp.E
 	rs.Resource().Attributes().PutStr("wandb.project", proj)
 	spans := rs.ScopeSpans().AppendEmpty().Spans()
 	var trace pcommon.TraceID
-	fillRandom(rng, trace[:])
 	var root pcommon.SpanID
+	var start time.Time
 	now := time.Now()
 	for i := range n {
 		s := spans.AppendEmpty()
 		var id pcommon.SpanID
+		if i%max(traceSpans, 1) == 0 {
+			fillRandom(rng, trace[:])
+			start = now.Add(-time.Duration(rng.Int64N(int64(24 * time.Hour))))
+		}
 		fillRandom(rng, id[:])
 		s.SetTraceID(trace)
 		s.SetSpanID(id)
-		if i == 0 {
+		latency := 50*time.Millisecond + time.Duration(rng.ExpFloat64()*float64(800*time.Millisecond))
+		if i%max(traceSpans, 1) == 0 {
 			root = id
 			s.SetName("agent.run")
+			latency *= time.Duration(traceSpans)
 		} else {
 			s.SetParentSpanID(root)
 			s.SetName("chat gpt-4o")
+			if rng.IntN(50) == 0 {
+				s.Status().SetCode(ptrace.StatusCodeError)
+				s.Status().SetMessage("upstream returned 503")
+			}
 		}
-		s.SetStartTimestamp(pcommon.NewTimestampFromTime(now))
-		s.SetEndTimestamp(pcommon.NewTimestampFromTime(now.Add(420 * time.Millisecond)))
+		s.SetStartTimestamp(pcommon.NewTimestampFromTime(start))
+		s.SetEndTimestamp(pcommon.NewTimestampFromTime(start.Add(latency)))
 		a := s.Attributes()
 		a.PutStr("gen_ai.request.model", "gpt-4o")
-		a.PutInt("gen_ai.usage.input_tokens", 120)
-		a.PutInt("gen_ai.usage.output_tokens", 48)
+		a.PutInt("gen_ai.usage.input_tokens", 20+rng.Int64N(2000))
+		a.PutInt("gen_ai.usage.output_tokens", 10+rng.Int64N(1000))
 		a.PutStr("gen_ai.input.messages", `[{"role":"user","content":"`+pool.pick(rng)+`"}]`)
 		a.PutStr("gen_ai.output.messages", `[{"role":"assistant","content":"`+pool.pick(rng)+`"}]`)
 	}
 	return ptraceotlp.NewExportRequestFromTraces(td)
+}
+
+// spanRNG is the generator of request i's spans: regenerated, it gives
+// the ids that request sent.
+func spanRNG(i int, transport string) *rand.Rand {
+	return rand.New(rand.NewPCG(uint64(i), uint64(len(transport))))
 }
 
 func fillRandom(rng *rand.Rand, b []byte) {

@@ -113,6 +113,35 @@ func (t *target) memory(field string) string {
 	return "n/a"
 }
 
+// cpuSeconds is the CPU time (user and system) the started server has
+// used so far, or -1 when weft-bench did not start it.
+func (t *target) cpuSeconds() float64 {
+	if t.cmd == nil {
+		return -1
+	}
+	body, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", t.cmd.Process.Pid))
+	if err != nil {
+		return -1
+	}
+	// Fields after the command name (which may hold spaces) start at
+	// state; utime and stime are the 14th and 15th fields of the line.
+	rest := string(body)
+	if i := strings.LastIndexByte(rest, ')'); i >= 0 {
+		rest = rest[i+1:]
+	}
+	f := strings.Fields(rest)
+	if len(f) < 13 {
+		return -1
+	}
+	utime, _ := strconv.ParseFloat(f[11], 64)
+	stime, _ := strconv.ParseFloat(f[12], 64)
+	return (utime + stime) / clockTicks
+}
+
+// clockTicks is USER_HZ, the unit of /proc's CPU times: 100 on every
+// Linux architecture Go supports.
+const clockTicks = 100
+
 func (t *target) close() {
 	if t.cmd != nil && t.cmd.Process != nil {
 		_ = t.cmd.Process.Signal(os.Interrupt)

@@ -1,0 +1,103 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"slices"
+	"time"
+
+	"go.opentelemetry.io/collector/pdata/ptrace"
+)
+
+// otlpRead is one read users make, its body built afresh for each
+// repetition (a random call or trace where it reads one).
+type otlpRead struct {
+	name, path string
+	body       func(rng *rand.Rand) map[string]any
+}
+
+// otlpReads times, over HTTP, the reads users make on the project the
+// OTLP load just filled: a call, a trace, the first page in each
+// documented order, the project's statistics, the charts and the web UI's
+// pages; each o.queries times, printing p50, p99 and the slowest.
+func otlpReads(ctx context.Context, t *target, o options, project string, pool textPool, transport string) error {
+	requests := (o.calls + o.batch - 1) / o.batch
+	// sent regenerates a random request's spans: the ids it carried.
+	sent := func(rng *rand.Rand) ptrace.SpanSlice {
+		i := rng.IntN(requests)
+		n := min(o.batch, o.calls-i*o.batch)
+		return llmSpans(spanRNG(i, transport), pool, project, n, o.traceSpans).Traces().ResourceSpans().At(0).ScopeSpans().At(0).Spans()
+	}
+	firstPage := func(sort string, roots bool) func(*rand.Rand) map[string]any {
+		return func(*rand.Rand) map[string]any {
+			return map[string]any{"project_id": project, "filter": map[string]any{"trace_roots_only": roots},
+				"sort_by": []map[string]string{{"field": sort, "direction": "desc"}}, "limit": 100}
+		}
+	}
+	now := time.Now()
+	reads := []otlpRead{
+		{"call/read of a random call", "/call/read", func(rng *rand.Rand) map[string]any {
+			spans := sent(rng)
+			return map[string]any{"project_id": project, "id": spans.At(rng.IntN(spans.Len())).SpanID().String()}
+		}},
+		{fmt.Sprintf("a random trace by id (%d calls)", o.traceSpans), "/calls/stream_query", func(rng *rand.Rand) map[string]any {
+			spans := sent(rng)
+			return map[string]any{"project_id": project, "filter": map[string]any{"trace_ids": []string{spans.At(rng.IntN(spans.Len())).TraceID().String()}}}
+		}},
+		{"first page, by start", "/calls/stream_query", firstPage("started_at", false)},
+		{"first page of roots, by start", "/calls/stream_query", firstPage("started_at", true)},
+		{"first page, by latency", "/calls/stream_query", firstPage("summary.weave.latency_ms", false)},
+		{"first page, by tokens", "/calls/stream_query", firstPage("summary.weave.total_tokens", false)},
+		{"first page, by cost", "/calls/stream_query", firstPage("summary.weave.cost", false)},
+		{"query_stats (whole project)", "/calls/query_stats", func(*rand.Rand) map[string]any {
+			return map[string]any{"project_id": project}
+		}},
+		{"charts: /calls/aggregate over 24 h", "/calls/aggregate", func(*rand.Rand) map[string]any {
+			end := now.Truncate(24 * time.Minute).Add(24 * time.Minute)
+			return map[string]any{"project_id": project, "start": end.Add(-24 * time.Hour).UTC().Format(time.RFC3339), "end": end.UTC().Format(time.RFC3339),
+				"bucket_seconds": 1440, "filter": map[string]any{}}
+		}},
+		{"UI calls page: roots, 50, with costs", "/calls/stream_query", func(*rand.Rand) map[string]any {
+			return map[string]any{"project_id": project, "filter": map[string]any{"trace_roots_only": true},
+				"sort_by": []map[string]string{{"field": "started_at", "direction": "desc"}}, "limit": 50, "include_costs": true,
+				"columns": []string{"id", "trace_id", "parent_id", "op_name", "display_name", "started_at", "ended_at", "exception", "summary"}}
+		}},
+		{"UI calls page: its count", "/calls/query_stats", func(*rand.Rand) map[string]any {
+			return map[string]any{"project_id": project, "filter": map[string]any{"trace_roots_only": true}}
+		}},
+		{"UI threads page", "/threads/stream_query", func(*rand.Rand) map[string]any {
+			return map[string]any{"project_id": project, "limit": 200}
+		}},
+		{"UI objects page", "/objs/query", func(*rand.Rand) map[string]any {
+			return map[string]any{"project_id": project, "filter": map[string]any{"latest_only": true}, "metadata_only": true,
+				"sort_by": []map[string]string{{"field": "created_at", "direction": "desc"}}, "limit": 500}
+		}},
+	}
+	// OTLP spans name no thread: the threads page lists none.
+	mayBeEmpty := map[string]bool{"UI threads page": true}
+	fmt.Printf("  reads over HTTP on %d stored spans, %d of each:\n", o.calls, o.queries)
+	client := &http.Client{Timeout: 5 * time.Minute}
+	rng := rand.New(rand.NewPCG(7, 7))
+	for _, r := range reads {
+		var lats []time.Duration
+		for range o.queries {
+			body, err := json.Marshal(r.body(rng))
+			if err != nil {
+				return err
+			}
+			d, n, err := timedPost(ctx, client, t, r.path, body)
+			if err != nil {
+				return fmt.Errorf("%s: %w", r.name, err)
+			}
+			if n == 0 && !mayBeEmpty[r.name] {
+				return fmt.Errorf("%s returned an empty body", r.name)
+			}
+			lats = append(lats, d)
+		}
+		fmt.Printf("    %-42s p50 %9v  p99 %9v  max %9v\n", r.name, pct(lats, 50), pct(lats, 99), slices.Max(lats).Round(10*time.Microsecond))
+	}
+	return nil
+}
