@@ -60,6 +60,15 @@ type CallCheckpointer interface {
 	CheckpointCalls(ctx context.Context) error
 }
 
+// CallCheckpointDeferrer is a CallCheckpointer whose checkpoints cannot
+// run beside a long read of calls (the embedded store, ADR 0020):
+// TryCheckpointCalls checkpoints unless one is running, and then reports
+// false at once, so the caller can put the checkpoint off rather than
+// make the read (or, waiting for it, every other read and write) stop.
+type CallCheckpointDeferrer interface {
+	TryCheckpointCalls(ctx context.Context) (bool, error)
+}
+
 // CallsQuery is a storage-neutral calls query, already authorised for
 // ProjectID. Where is the parsed query (nil: none), parsed by the caller
 // before any answer is written so a syntax error is a clean 400; which

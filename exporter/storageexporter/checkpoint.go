@@ -24,19 +24,40 @@ const checkpointBytes = 128 << 20
 // checkpointed.
 const idleCheckpoint = time.Second
 
+// A checkpoint that a long read would hold up is put off (ADR 0020) while
+// less than maxDeferredBytes are stored since the last one and for at most
+// maxDeferral; past either, it waits for the read, which the store stops
+// if it runs on too long. The bounds keep the replay after a crash and
+// the memory of what is not yet checkpointed bounded.
+const (
+	maxDeferredBytes = 4 * checkpointBytes
+	maxDeferral      = 2 * time.Minute
+)
+
 // checkpointer tracks what was stored since the last checkpoint. Only the
 // applier uses it.
 type checkpointer struct {
-	store storage.CallCheckpointer // nil: writes are durable when stored
-	seq   uint64                   // last stored sequence not yet checkpointed; 0 none
-	bytes int64
+	store    storage.CallCheckpointer       // nil: writes are durable when stored
+	deferrer storage.CallCheckpointDeferrer // nil: checkpoints are never put off
+	seq      uint64                         // last stored sequence not yet checkpointed; 0 none
+	bytes    int64
+	// deferredSince is when the checkpoint was first put off; zero when
+	// it was not.
+	deferredSince time.Time
 }
 
 func newCheckpointer(store storage.CallWriter) checkpointer {
 	if c, ok := store.(storage.CallCheckpointer); ok && c.CallsNeedCheckpoint() {
-		return checkpointer{store: c}
+		d, _ := store.(storage.CallCheckpointDeferrer)
+		return checkpointer{store: c, deferrer: d}
 	}
 	return checkpointer{}
+}
+
+// mayDefer reports whether a checkpoint due at now may still be put off.
+func (c *checkpointer) mayDefer(now time.Time) bool {
+	return c.deferrer != nil && c.bytes < maxDeferredBytes &&
+		(c.deferredSince.IsZero() || now.Sub(c.deferredSince) < maxDeferral)
 }
 
 // stored records that the batches through seq, of rawBytes decoded bytes,
@@ -48,7 +69,7 @@ func (e *Exporter) stored(seq uint64, rawBytes int64) {
 	}
 	e.ckpt.seq, e.ckpt.bytes = seq, e.ckpt.bytes+rawBytes
 	if e.ckpt.bytes >= checkpointBytes {
-		e.checkpoint()
+		e.checkpoint(false)
 	}
 }
 
@@ -57,14 +78,27 @@ func (e *Exporter) stored(seq uint64, rawBytes int64) {
 const checkpointRetry = 5 * time.Second
 
 // checkpoint makes what was stored durable and moves the applied mark
-// past it; false when it failed. On failure the log keeps the records and
-// the next checkpoint tries again; Health reports it meanwhile.
-func (e *Exporter) checkpoint() bool {
+// past it; false when it failed or, unless urgent, was put off. On failure
+// the log keeps the records and the next checkpoint tries again; Health
+// reports it meanwhile.
+func (e *Exporter) checkpoint(urgent bool) bool {
 	if e.ckpt.store == nil || e.ckpt.seq == 0 {
 		return true
 	}
 	begin := time.Now()
-	err := e.ckpt.store.CheckpointCalls(context.Background())
+	var err error
+	if !urgent && e.ckpt.mayDefer(begin) {
+		var done bool
+		if done, err = e.ckpt.deferrer.TryCheckpointCalls(context.Background()); err == nil && !done {
+			if e.ckpt.deferredSince.IsZero() {
+				e.ckpt.deferredSince = begin
+			}
+			e.m.checkpointsDeferred.Inc()
+			return false
+		}
+	} else {
+		err = e.ckpt.store.CheckpointCalls(context.Background())
+	}
 	e.mu.Lock()
 	e.ckptFailed = err != nil
 	e.mu.Unlock()
@@ -74,6 +108,6 @@ func (e *Exporter) checkpoint() bool {
 	}
 	e.m.checkpointLatency.Observe(time.Since(begin).Seconds())
 	e.recordApplied(e.ckpt.seq)
-	e.ckpt.seq, e.ckpt.bytes = 0, 0
+	e.ckpt.seq, e.ckpt.bytes, e.ckpt.deferredSince = 0, 0, time.Time{}
 	return true
 }

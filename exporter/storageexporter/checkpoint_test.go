@@ -6,6 +6,7 @@ import (
 	"maps"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/weftdev/weft/storage"
 )
@@ -115,5 +116,71 @@ func TestHealthReportsAFailedCheckpoint(t *testing.T) {
 	waitFor(t, func() bool { return e.Health().Ready() })
 	if !store.isDurable("a") || !store.isDurable("b") {
 		t.Fatal("ready before the calls were checkpointed")
+	}
+}
+
+// deferringStore is a checkpointing store whose checkpoints a long read
+// holds up while busy.
+type deferringStore struct {
+	*checkpointingStore
+	busy     bool
+	deferred int
+}
+
+func (s *deferringStore) TryCheckpointCalls(ctx context.Context) (bool, error) {
+	s.mu.Lock()
+	busy := s.busy
+	if busy {
+		s.deferred++
+	}
+	s.mu.Unlock()
+	if busy {
+		return false, nil
+	}
+	return true, s.CheckpointCalls(ctx)
+}
+
+// TestCheckpointPutOffWhileALongReadRuns: a checkpoint a long read would
+// hold up is put off, without reporting a failure, and made once the read
+// is over; the log keeps the records meanwhile.
+func TestCheckpointPutOffWhileALongReadRuns(t *testing.T) {
+	dir := t.TempDir()
+	store := &deferringStore{checkpointingStore: newCheckpointingStore(), busy: true}
+	e := startExporter(t, testConfig(dir), store)
+	defer e.Shutdown(context.Background())
+	consume(t, e, part("a"))
+	waitFor(t, func() bool { store.mu.Lock(); defer store.mu.Unlock(); return store.deferred > 0 }) // the idle checkpoint
+	if store.isDurable("a") || readApplied(dir) != 0 {
+		t.Fatal("checkpointed while the read ran")
+	}
+	if !e.Health().Ready() {
+		t.Fatal("a put-off checkpoint made the node not ready")
+	}
+	store.mu.Lock()
+	store.busy = false
+	store.mu.Unlock()
+	waitFor(t, func() bool { return readApplied(dir) == 1 }) // the retry
+	if !store.isDurable("a") {
+		t.Fatal("the applied mark passed a call not checkpointed")
+	}
+}
+
+func TestCheckpointDeferralIsBounded(t *testing.T) {
+	now := time.Now()
+	tests := []struct {
+		name     string
+		c        checkpointer
+		mayDefer bool
+	}{
+		{"no deferrer", checkpointer{}, false},
+		{"first time", checkpointer{deferrer: &deferringStore{}}, true},
+		{"within both bounds", checkpointer{deferrer: &deferringStore{}, bytes: maxDeferredBytes - 1, deferredSince: now.Add(-maxDeferral + time.Second)}, true},
+		{"too many bytes", checkpointer{deferrer: &deferringStore{}, bytes: maxDeferredBytes}, false},
+		{"too long", checkpointer{deferrer: &deferringStore{}, deferredSince: now.Add(-maxDeferral)}, false},
+	}
+	for _, tc := range tests {
+		if got := tc.c.mayDefer(now); got != tc.mayDefer {
+			t.Errorf("%s: mayDefer = %v, want %v", tc.name, got, tc.mayDefer)
+		}
 	}
 }

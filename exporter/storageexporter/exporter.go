@@ -87,6 +87,7 @@ type exporterMetrics struct {
 	sendLatency           prometheus.Observer
 	writeLatency          prometheus.Observer
 	checkpointLatency     prometheus.Observer
+	checkpointsDeferred   prometheus.Counter
 	written, rejected     prometheus.Counter
 }
 
@@ -101,10 +102,11 @@ func newExporter(set telemetry.Settings, cfg Config, store storage.CallWriter, b
 		m: exporterMetrics{
 			queueSize: mt.ExporterQueueSize.WithLabelValues(id), queueBytes: mt.ExporterQueueBytes.WithLabelValues(id),
 			sent: mt.ExporterSentCalls.WithLabelValues(id), failed: mt.ExporterSendFailedCalls.WithLabelValues(id),
-			sendLatency:       mt.ExporterSendLatency.WithLabelValues(id),
-			writeLatency:      mt.StorageWriteLatency.WithLabelValues(backend),
-			checkpointLatency: mt.StorageCheckpointLatency.WithLabelValues(backend),
-			written:           mt.StorageWrittenCalls.WithLabelValues(backend), rejected: mt.StorageRejectedOps.WithLabelValues(backend),
+			sendLatency:         mt.ExporterSendLatency.WithLabelValues(id),
+			writeLatency:        mt.StorageWriteLatency.WithLabelValues(backend),
+			checkpointLatency:   mt.StorageCheckpointLatency.WithLabelValues(backend),
+			checkpointsDeferred: mt.StorageCheckpointsDeferred.WithLabelValues(backend),
+			written:             mt.StorageWrittenCalls.WithLabelValues(backend), rejected: mt.StorageRejectedOps.WithLabelValues(backend),
 		},
 		ckpt:     newCheckpointer(store),
 		progress: make(chan struct{}),

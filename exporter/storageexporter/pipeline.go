@@ -27,7 +27,7 @@ func (e *Exporter) applyLoop() {
 	defer close(e.exited)
 	if e.isReplaying() && !e.replayLog() {
 		if !e.isLeaving() {
-			e.checkpoint() // the next start replays only what follows
+			e.checkpoint(true) // the next start replays only what follows
 		}
 		return
 	}
@@ -49,7 +49,7 @@ func (e *Exporter) applyLoop() {
 		case p, ok := <-next:
 			if !ok {
 				if !e.isLeaving() {
-					e.checkpoint()
+					e.checkpoint(true)
 				}
 				return
 			}
@@ -58,7 +58,7 @@ func (e *Exporter) applyLoop() {
 			}
 			idle.Reset(idleCheckpoint)
 		case <-idle.C:
-			if !e.checkpoint() {
+			if !e.checkpoint(false) {
 				idle.Reset(checkpointRetry)
 			}
 		}

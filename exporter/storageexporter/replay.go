@@ -113,7 +113,7 @@ func (e *Exporter) replayLog() bool {
 	}
 	e.mu.Unlock()
 	if done {
-		e.checkpoint()
+		e.checkpoint(false)
 	} else {
 		e.logger.Info("storage exporter: shutdown ended the replay of the write-ahead log; the next start goes on with it")
 	}

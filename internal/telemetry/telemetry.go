@@ -53,8 +53,11 @@ type Metrics struct {
 	// StorageCheckpointLatency times the checkpoints that make stored
 	// calls durable, for stores that need them.
 	StorageCheckpointLatency *prometheus.HistogramVec // backend
-	StorageWrittenCalls      *prometheus.CounterVec   // backend
-	StorageRejectedOps       *prometheus.CounterVec   // backend
+	// StorageCheckpointsDeferred counts checkpoints put off because a
+	// long read of calls was running.
+	StorageCheckpointsDeferred *prometheus.CounterVec // backend
+	StorageWrittenCalls        *prometheus.CounterVec // backend
+	StorageRejectedOps         *prometheus.CounterVec // backend
 
 	KafkaConsumerLag  *prometheus.GaugeVec   // topic
 	KafkaDeadLettered *prometheus.CounterVec // topic
@@ -98,6 +101,8 @@ func New() *Metrics {
 		StorageWriteLatency: f.histogram("weft_storage_write_duration_seconds", "Time of one call write transaction in the store.", "backend", latencyBuckets),
 		StorageCheckpointLatency: f.histogram("weft_storage_checkpoint_duration_seconds",
 			"Time of one checkpoint making stored calls durable (embedded store with the write-ahead log).", "backend", latencyBuckets),
+		StorageCheckpointsDeferred: f.counter("weft_storage_checkpoints_deferred",
+			"Checkpoints put off because a long read of calls was running (for at most 512 MiB stored or 2 minutes).", "backend"),
 		StorageWrittenCalls: f.counter("weft_storage_written_calls", "Call records written to the store.", "backend"),
 		StorageRejectedOps:  f.counter("weft_storage_rejected_calls", "Acknowledged call records the store refused even alone; logged and set aside.", "backend"),
 

@@ -27,22 +27,43 @@ func (s *Store) QueryCalls(ctx context.Context, q storage.CallsQuery) iter.Seq2[
 		if byIDs(q) && s.queryOnePage(ctx, q, yield) {
 			return
 		}
-		// Taken before the connection: a read waiting for the guard
-		// must not hold one a checkpoint needs.
-		defer s.calls.hold()()
-		conn, err := s.db.Conn(ctx)
-		if err != nil {
-			yield(storage.StoredCall{}, fmt.Errorf("query calls: %w", err))
-			return
-		}
-		defer conn.Close()
-		defer rollback(conn) // also after a BEGIN stopped part way
-		if _, err := conn.ExecContext(ctx, "BEGIN TRANSACTION"); err != nil {
-			yield(storage.StoredCall{}, fmt.Errorf("query calls: %w", err))
-			return
-		}
-		s.queryPages(ctx, conn, q, yield)
+		s.queryInTransaction(ctx, q, yield)
 	}
+}
+
+// queryInTransaction reads q page by page in one transaction, holding the
+// calls guard for it.
+func (s *Store) queryInTransaction(ctx context.Context, q storage.CallsQuery, yield func(storage.StoredCall, error) bool) {
+	// Taken before the connection (released after it is back): a read
+	// waiting for the guard must not hold one a checkpoint needs.
+	ctx, release, err := s.calls.hold(ctx)
+	if err != nil {
+		yield(storage.StoredCall{}, fmt.Errorf("query calls: %w", err))
+		return
+	}
+	defer release()
+	// A checkpoint that stopped the read is the error to report, not the
+	// interrupted statement's.
+	report := func(c storage.StoredCall, err error) bool {
+		if err != nil {
+			if stop := stoppedErr(ctx); stop != nil {
+				err = stop
+			}
+		}
+		return yield(c, err)
+	}
+	conn, err := s.db.Conn(ctx)
+	if err != nil {
+		report(storage.StoredCall{}, fmt.Errorf("query calls: %w", err))
+		return
+	}
+	defer conn.Close()
+	defer rollback(conn) // also after a BEGIN stopped part way
+	if _, err := conn.ExecContext(ctx, "BEGIN TRANSACTION"); err != nil {
+		report(storage.StoredCall{}, fmt.Errorf("query calls: %w", err))
+		return
+	}
+	s.queryPages(ctx, conn, q, report)
 }
 
 // byIDs reports whether q reads a few calls or traces by id, whole: such a

@@ -93,19 +93,35 @@ func tableExists(ctx context.Context, conn *sql.Conn, database, table string) (b
 
 // CheckpointCalls makes every call write committed so far durable: with
 // Options.CallsUnlogged they are in memory until a checkpoint writes them
-// to the calls file; otherwise they already are, and it does nothing.
+// to the calls file; otherwise they already are, and it does nothing. It
+// waits for the reads of calls running, stopping paged reads that run on
+// past checkpointPatience.
 func (s *Store) CheckpointCalls(ctx context.Context) error {
 	if !s.callsUnlogged {
 		return nil
 	}
-	return s.calls.checkpoint(func() error {
-		s.writeMu.Lock()
-		defer s.writeMu.Unlock()
-		if _, err := s.db.ExecContext(ctx, "FORCE CHECKPOINT "+callsCatalog); err != nil {
-			return fmt.Errorf("checkpoint calls: %w", err)
-		}
-		return nil
-	})
+	return s.calls.checkpoint(func() error { return s.forceCheckpoint(ctx) })
+}
+
+// TryCheckpointCalls is CheckpointCalls unless a paged read of calls is
+// running: then it returns false at once, and the caller tries later.
+func (s *Store) TryCheckpointCalls(ctx context.Context) (bool, error) {
+	if !s.callsUnlogged {
+		return true, nil
+	}
+	return s.calls.tryCheckpoint(func() error { return s.forceCheckpoint(ctx) })
+}
+
+// forceCheckpoint checkpoints the calls file; the guard is held, so no
+// read of calls runs. The write lock is taken after the guard, so writes
+// go on while the checkpoint waits for reads.
+func (s *Store) forceCheckpoint(ctx context.Context) error {
+	s.writeMu.Lock()
+	defer s.writeMu.Unlock()
+	if _, err := s.db.ExecContext(ctx, "FORCE CHECKPOINT "+callsCatalog); err != nil {
+		return fmt.Errorf("checkpoint calls: %w", err)
+	}
+	return nil
 }
 
 // CallsNeedCheckpoint reports whether call writes wait for CheckpointCalls

@@ -3,7 +3,12 @@ package duckdb
 import (
 	"context"
 	"database/sql"
+	"errors"
+	"fmt"
 	"sync"
+	"time"
+
+	"github.com/weftdev/weft/storage"
 )
 
 // callsGuard keeps a checkpoint of the calls file from running while calls
@@ -13,37 +18,174 @@ import (
 // missing calls); run apart, the same statements are whole (see
 // docs/adr/0020-checkpoints-apart-from-reads.md).
 //
-// Reads share the guard; a checkpoint takes it alone, so it waits for the
-// reads running and holds off new ones. A statement run on its own holds
-// the guard while it executes: DuckDB materialises a result before the
-// first row is returned, so iterating it at a client's pace reads no
-// table. A paged read holds the guard for its whole transaction instead:
-// FORCE CHECKPOINT waits for every transaction older than the last commit
-// to end, so a transaction that waited for the guard between pages while
-// a checkpoint held it would never end. A holder of the guard must not
-// take it again (sync.RWMutex read locks do not nest once a checkpoint
-// waits).
+// A statement run on its own holds the guard while it executes: DuckDB
+// materialises a result before the first row is returned, so iterating it
+// at a client's pace reads no table. A paged read holds it for its whole
+// transaction, which the client's pace stretches: FORCE CHECKPOINT waits
+// for every transaction older than the last commit to end, so one that
+// waited for the guard between pages while a checkpoint held it would
+// never end. A checkpoint closes the guard to new reads, waits for those
+// running, and runs alone; one that cannot wait (checkpoint) stops the
+// paged reads still running after patience, so no client can hold
+// checkpoints, and with them every read queued behind one, for longer.
 type callsGuard struct {
-	mu sync.RWMutex
+	patience time.Duration
+
+	mu      sync.Mutex
+	changed chan struct{} // closed (and replaced) when readers or closed change
+	readers int           // statements and paged reads running
+	closed  bool          // a checkpoint waits or runs: new reads wait
+	paged   map[*pagedRead]struct{}
 }
 
-// hold takes the guard for a read that runs several statements; the
-// caller calls release once it has ended its transaction.
-func (g *callsGuard) hold() (release func()) {
-	g.mu.RLock()
-	return g.mu.RUnlock
+// pagedRead is a paged read holding the guard, which a checkpoint may stop.
+type pagedRead struct{ stop context.CancelCauseFunc }
+
+// errReadStopped is the cause a paged read is stopped with.
+var errReadStopped = fmt.Errorf("a checkpoint of the calls file could not wait longer for this read; retry it: %w", storage.ErrUnavailable)
+
+// checkpointPatience is how long a checkpoint that cannot be put off
+// waits for paged reads before it stops them: long enough for a page or
+// two, short enough that reads queued behind the checkpoint (and the
+// writes waiting for it) see a pause, not an outage.
+const checkpointPatience = 5 * time.Second
+
+func newCallsGuard(patience time.Duration) *callsGuard {
+	return &callsGuard{patience: patience, changed: make(chan struct{}), paged: map[*pagedRead]struct{}{}}
+}
+
+// signal wakes every waiter; g.mu is held.
+func (g *callsGuard) signal() {
+	close(g.changed)
+	g.changed = make(chan struct{})
+}
+
+// enter waits until no checkpoint holds the guard and counts a reader.
+func (g *callsGuard) enter(ctx context.Context) error {
+	for {
+		g.mu.Lock()
+		if !g.closed {
+			g.readers++
+			g.mu.Unlock()
+			return nil
+		}
+		ch := g.changed
+		g.mu.Unlock()
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return context.Cause(ctx)
+		}
+	}
+}
+
+func (g *callsGuard) leave() {
+	g.mu.Lock()
+	g.readers--
+	g.signal()
+	g.mu.Unlock()
+}
+
+// hold takes the guard for a read that runs several statements in one
+// transaction. The read runs on the returned context, which a checkpoint
+// that could wait no longer cancels (stopped reports it); release ends
+// the hold once the transaction has ended.
+func (g *callsGuard) hold(ctx context.Context) (context.Context, func(), error) {
+	if err := g.enter(ctx); err != nil {
+		return nil, nil, err
+	}
+	ctx, stop := context.WithCancelCause(ctx)
+	r := &pagedRead{stop: stop}
+	g.mu.Lock()
+	g.paged[r] = struct{}{}
+	g.mu.Unlock()
+	return ctx, func() {
+		g.mu.Lock()
+		delete(g.paged, r)
+		g.mu.Unlock()
+		stop(context.Canceled)
+		g.leave()
+	}, nil
+}
+
+// stoppedErr is the error a read on ctx ends with when a checkpoint
+// stopped it, nil otherwise.
+func stoppedErr(ctx context.Context) error {
+	if errors.Is(context.Cause(ctx), errReadStopped) {
+		return errReadStopped
+	}
+	return nil
 }
 
 // guarded returns db with each statement holding the guard while it
 // executes.
 func (g *callsGuard) guarded(db queryer) queryer { return guardedQueryer{g, db} }
 
-// checkpoint runs f, a checkpoint of the calls file, with no read of
-// calls running.
-func (g *callsGuard) checkpoint(f func() error) error {
+// tryCheckpoint runs f, a checkpoint of the calls file, with no read of
+// calls running, unless a paged read is running: then it returns false
+// at once, having run nothing.
+func (g *callsGuard) tryCheckpoint(f func() error) (bool, error) {
 	g.mu.Lock()
-	defer g.mu.Unlock()
-	return f()
+	if len(g.paged) > 0 || g.closed {
+		g.mu.Unlock()
+		return false, nil
+	}
+	g.closed = true
+	g.mu.Unlock()
+	return true, g.run(f, 0)
+}
+
+// checkpoint runs f, a checkpoint of the calls file, with no read of
+// calls running, stopping the paged reads still running after patience.
+func (g *callsGuard) checkpoint(f func() error) error {
+	for {
+		g.mu.Lock()
+		if !g.closed {
+			g.closed = true
+			g.mu.Unlock()
+			return g.run(f, g.patience)
+		}
+		ch := g.changed // another checkpoint runs: wait for it
+		g.mu.Unlock()
+		<-ch
+	}
+}
+
+// run waits for the readers to end, stopping paged reads after patience
+// (never, when it is 0: none ran when the guard closed), runs f and opens
+// the guard again. The guard is closed.
+func (g *callsGuard) run(f func() error, patience time.Duration) error {
+	defer func() {
+		g.mu.Lock()
+		g.closed = false
+		g.signal()
+		g.mu.Unlock()
+	}()
+	var deadline <-chan time.Time
+	if patience > 0 {
+		t := time.NewTimer(patience)
+		defer t.Stop()
+		deadline = t.C
+	}
+	for {
+		g.mu.Lock()
+		if g.readers == 0 {
+			g.mu.Unlock()
+			return f()
+		}
+		ch := g.changed
+		g.mu.Unlock()
+		select {
+		case <-ch:
+		case <-deadline:
+			deadline = nil
+			g.mu.Lock()
+			for r := range g.paged {
+				r.stop(errReadStopped)
+			}
+			g.mu.Unlock()
+		}
+	}
 }
 
 type guardedQueryer struct {
@@ -52,7 +194,9 @@ type guardedQueryer struct {
 }
 
 func (q guardedQueryer) QueryContext(ctx context.Context, text string, args ...any) (*sql.Rows, error) {
-	q.g.mu.RLock()
-	defer q.g.mu.RUnlock()
+	if err := q.g.enter(ctx); err != nil {
+		return nil, err
+	}
+	defer q.g.leave()
 	return q.db.QueryContext(ctx, text, args...)
 }

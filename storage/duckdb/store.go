@@ -50,7 +50,7 @@ type Store struct {
 	// stmts keeps prepared the reads that run outside a transaction.
 	stmts *stmtCache
 	// calls keeps checkpoints of the calls file apart from reads of it.
-	calls callsGuard
+	calls *callsGuard
 }
 
 // Open opens (creating if needed) the database in dir and applies pending
@@ -73,7 +73,8 @@ func OpenWithOptions(ctx context.Context, dir string, opts Options, logger *slog
 	if err != nil {
 		return nil, errors.Join(err, db.Close())
 	}
-	s := &Store{db: db, logger: logger, callsUnlogged: opts.CallsUnlogged, blobDir: filepath.Join(dir, "files"), pageSize: readPageSize, dumps: dumps}
+	s := &Store{db: db, logger: logger, callsUnlogged: opts.CallsUnlogged, blobDir: filepath.Join(dir, "files"), pageSize: readPageSize, dumps: dumps,
+		calls: newCallsGuard(checkpointPatience)}
 	if dir == "" {
 		if s.blobDir, err = os.MkdirTemp("", "weft-files-"); err != nil {
 			return nil, errors.Join(err, db.Close())
