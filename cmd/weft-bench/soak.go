@@ -40,6 +40,7 @@ type soakOptions struct {
 	hookRate, trainRate      float64
 	trainSteps               int
 	payload                  int
+	duckDBMemoryMB           int // 0: the center's default
 	log                      io.Writer
 }
 
@@ -67,6 +68,7 @@ func parseSoak(args []string) (soakOptions, error) {
 	fs.Float64Var(&o.hookRate, "hook-rate", 2, "alias writes per second, each delivered to a local webhook receiver (0: none)")
 	fs.Float64Var(&o.trainRate, "train-rate", 2, "training event batches (5 steps) per second on leased jobs (0: none)")
 	fs.IntVar(&o.trainSteps, "train-steps", 200, "steps per training job before the next job")
+	fs.IntVar(&o.duckDBMemoryMB, "duckdb-memory-mb", 0, "the center's embedded store buffer pool (duckdb_memory_mb; 0: its default): a small one fills early, so the soak sees where RSS levels off")
 	fs.IntVar(&o.payload, "payload", 300, "approximate bytes of each input and output text")
 	if err := fs.Parse(args); err != nil {
 		return o, err
@@ -258,6 +260,9 @@ training:
   base_models: [%s]
   lease_ttl: 10m
 `, upstream, benchLLMKeyEnv, benchBaseModel)
+	if s.o.duckDBMemoryMB > 0 {
+		cfg += fmt.Sprintf("duckdb_memory_mb: %d\n", s.o.duckDBMemoryMB)
+	}
 	cfgPath := filepath.Join(s.o.outDir, "weft.yaml")
 	if err := os.WriteFile(cfgPath, []byte(cfg), 0o600); err != nil {
 		return err
