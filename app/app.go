@@ -52,6 +52,8 @@ type Server struct {
 	prices   *pricing.Table
 	tls      *tls.Config // nil: plain text
 	feedback *queryapi.FeedbackAPI
+	// reads is the bound on store reads at once that every read API shares.
+	reads *queryapi.ReadGate
 	// automations holds webhook automations' service and loops.
 	automations *automationsPart
 	// gateway is the inference gateway; nil in a process without ingest.
@@ -100,7 +102,9 @@ func (s *Server) build(ctx context.Context) error {
 	if s.prices, err = loadPrices(s.cfg.PricingFile); err != nil {
 		return err
 	}
-	if s.feedback, err = queryapi.NewFeedbackAPI(s.store, s.cfg.MaxRequestBytes, s.logger, queryapi.WithQueryLimits(s.cfg.Queries)); err != nil {
+	s.reads = queryapi.NewReadGate(s.cfg.Queries.Budget)
+	if s.feedback, err = queryapi.NewFeedbackAPI(s.store, s.cfg.MaxRequestBytes, s.logger,
+		queryapi.WithQueryLimits(s.cfg.Queries), queryapi.WithReadGate(s.reads)); err != nil {
 		return err
 	}
 	if s.write, err = buildWritePath(ctx, s.cfg, s.roles, s.store, backendName(s.cfg), s.metrics, s.logger); err != nil {

@@ -31,9 +31,9 @@ func (s *Server) routes() http.Handler {
 	registerGraphQL(mux, verifier, s.logger)
 	max := s.cfg.MaxRequestBytes
 	// The queries section: the limits a query is checked against, and the
-	// budget of every read below; APIs given the same settings share one
-	// gate, so its bounds on reads at once hold for the whole process.
-	queries := queryapi.WithQueryLimits(s.cfg.Queries)
+	// budget of every read below; they share one gate, so its bounds on
+	// reads at once hold for the whole process.
+	queries, gate := queryapi.WithQueryLimits(s.cfg.Queries), queryapi.WithReadGate(s.reads)
 	if s.roles.Ingest {
 		otlp := shed(s.write.saturated, s.logger, otlpreceiver.NewHTTPHandler(s.cfg.OTLP, verifier, s.write.front, s.receiverSettings(otlpreceiver.ReceiverType)))
 		mux.Handle(otlpreceiver.TracesPath, otlp)
@@ -49,10 +49,10 @@ func (s *Server) routes() http.Handler {
 		reads := consistentReads{backend: s.store, barrier: s.write.barrier}
 		extras := queryapi.CallExtras{Feedback: s.store, Prices: s.store, Defaults: s.prices, Refs: s.store,
 			Users: auth.StoreUsers{Store: s.keys}, Retention: s.cfg.Retention.For}
-		queryapi.New(reads, extras, max, s.logger, queries).Register(mux, authn)
-		queryapi.NewThreadsAPI(reads, max, s.logger, queries).Register(mux, authn)
-		queryapi.NewAggregateAPI(reads, extras, max, s.logger, queries).Register(mux, authn)
-		queryapi.NewProjectsAPI(reads, max, s.logger, queries).Register(mux, authn)
+		queryapi.New(reads, extras, max, s.logger, queries, gate).Register(mux, authn)
+		queryapi.NewThreadsAPI(reads, max, s.logger, queries, gate).Register(mux, authn)
+		queryapi.NewAggregateAPI(reads, extras, max, s.logger, queries, gate).Register(mux, authn)
+		queryapi.NewProjectsAPI(reads, max, s.logger, queries, gate).Register(mux, authn)
 	}
 	if s.gateway != nil {
 		s.gateway.Register(mux, authn)
@@ -62,11 +62,11 @@ func (s *Server) routes() http.Handler {
 		mux.Handle("GET /metrics", s.metrics.Handler())
 	}
 	if s.roles.Ingest || s.roles.Query {
-		queryapi.NewObjectsAPI(s.automations.objects, max, s.logger, queries).Register(mux, authn)
+		queryapi.NewObjectsAPI(s.automations.objects, max, s.logger, queries, gate).Register(mux, authn)
 		s.automations.register(mux, max, s.logger, authn)
-		queryapi.NewTablesAPI(s.store, max, s.logger, queries).Register(mux, authn)
-		queryapi.NewFilesAPI(s.store, s.cfg.MaxFileBytes, max, s.logger, queries).Register(mux, authn)
-		queryapi.NewCostsAPI(s.store, max, s.logger, queries).Register(mux, authn)
+		queryapi.NewTablesAPI(s.store, max, s.logger, queries, gate).Register(mux, authn)
+		queryapi.NewFilesAPI(s.store, s.cfg.MaxFileBytes, max, s.logger, queries, gate).Register(mux, authn)
+		queryapi.NewCostsAPI(s.store, max, s.logger, queries, gate).Register(mux, authn)
 		s.feedback.Register(mux, authn)
 	}
 	c := s.cfg.Connections

@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/weftdev/weft/internal/httpapi"
@@ -150,7 +149,11 @@ type readBudget struct {
 
 func newReadBudget(o options, logger *slog.Logger) *readBudget {
 	b := o.budget.withDefaults()
-	return &readBudget{b: b, gate: gateFor(b), logger: logger}
+	g := o.gate
+	if g == nil {
+		g = NewReadGate(b)
+	}
+	return &readBudget{b: b, gate: g.g, logger: logger}
 }
 
 // json bounds a JSON read handler: it runs once its key and the store
@@ -272,20 +275,24 @@ func callerKey(ctx context.Context) string {
 	return p.KeyID
 }
 
-// gates holds a gate per shape (gateShape), so that every API built with
-// the same settings shares one, and the bound holds for the process.
-var gates sync.Map // gateShape -> *gate
-
 type gateShape struct {
 	max, perKey int
 	wait        time.Duration
 }
 
-func gateFor(b Budget) *gate {
-	shape := gateShape{max: b.MaxConcurrent, perKey: b.MaxConcurrentPerKey, wait: b.MaxWait}
-	if g, ok := gates.Load(shape); ok {
-		return g.(*gate)
-	}
-	g, _ := gates.LoadOrStore(shape, newGate(shape))
-	return g.(*gate)
+// ReadGate is the bound on reads at once (Budget's MaxConcurrent,
+// MaxConcurrentPerKey and MaxWait) that the APIs given it share, so that
+// the bound holds for the process rather than per API.
+type ReadGate struct{ g *gate }
+
+// NewReadGate makes the gate of b.
+func NewReadGate(b Budget) *ReadGate {
+	b = b.withDefaults()
+	return &ReadGate{g: newGate(gateShape{max: b.MaxConcurrent, perKey: b.MaxConcurrentPerKey, wait: b.MaxWait})}
+}
+
+// WithReadGate has an API's reads take their turns at g; without it an
+// API bounds only its own reads, with a gate of its budget.
+func WithReadGate(g *ReadGate) Option {
+	return func(o *options) { o.gate = g }
 }

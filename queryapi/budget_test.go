@@ -136,9 +136,10 @@ func pacedServer(t *testing.T, store pacedReader, budget queryapi.Budget) *httpt
 		})
 	}
 	opt := queryapi.WithQueryLimits(queryapi.Settings{Budget: budget})
-	queryapi.New(store, queryapi.CallExtras{}, 1<<20, logger, opt).Register(mux, wrap)
-	queryapi.NewAggregateAPI(store, queryapi.CallExtras{}, 1<<20, logger, opt).Register(mux, wrap)
-	queryapi.NewThreadsAPI(store, 1<<20, logger, opt).Register(mux, wrap)
+	gate := queryapi.WithReadGate(queryapi.NewReadGate(budget)) // as the server shares one
+	queryapi.New(store, queryapi.CallExtras{}, 1<<20, logger, opt, gate).Register(mux, wrap)
+	queryapi.NewAggregateAPI(store, queryapi.CallExtras{}, 1<<20, logger, opt, gate).Register(mux, wrap)
+	queryapi.NewThreadsAPI(store, 1<<20, logger, opt, gate).Register(mux, wrap)
 	srv := httptest.NewUnstartedServer(mux)
 	srv.Config.ErrorLog = log.New(io.Discard, "", 0) // aborted streams are expected
 	srv.Start()
@@ -308,6 +309,10 @@ func TestReadGateShares(t *testing.T) {
 		"queries.max_wait (200ms); retry shortly"
 	if a.status != http.StatusServiceUnavailable || a.reason != want || a.retryAfter == "" || a.setting != "queries.max_concurrent" {
 		t.Fatalf("a third key with the gate full: status %d, reason %q, setting %q; want 503 %q", a.status, a.reason, a.setting, want)
+	}
+	// The APIs share the gate: another endpoint's read waits for the same turns.
+	if a := pacedPost(srv, "c", "/calls/aggregate", pacedBodies("fast")["/calls/aggregate"]); a.status != http.StatusServiceUnavailable {
+		t.Fatalf("an aggregate with the gate full: status %d, %q; want 503: the APIs share one gate", a.status, a.reason)
 	}
 
 	// A read that waits gets its turn when one ends within the wait.

@@ -11,6 +11,7 @@ type Option func(*options)
 type options struct {
 	limits querylang.Limits
 	budget Budget
+	gate   *ReadGate // nil: the API's own
 }
 
 // QuerySettings is what WithQueryLimits takes: the query limits alone,
@@ -24,8 +25,8 @@ type QuerySettings interface {
 // 400 naming the limit and its setting, and never reaches storage.
 // Without it (and for its zero fields) querylang.DefaultLimits apply.
 // Given Settings, it also sets the Budget the API's store reads run
-// under; without one, DefaultBudget applies. APIs given the same budget
-// share one gate, so its bounds on concurrent reads hold for the process.
+// under; without one, DefaultBudget applies. For its bounds on reads at
+// once to hold across APIs, give them one gate (WithReadGate).
 func WithQueryLimits[S QuerySettings](s S) Option {
 	return func(o *options) {
 		switch v := any(s).(type) {
