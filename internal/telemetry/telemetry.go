@@ -102,7 +102,7 @@ func New() *Metrics {
 		StorageCheckpointLatency: f.histogram("weft_storage_checkpoint_duration_seconds",
 			"Time of one checkpoint making stored calls durable (embedded store with the write-ahead log).", "backend", latencyBuckets),
 		StorageCheckpointsDeferred: f.counter("weft_storage_checkpoints_deferred",
-			"Checkpoints put off because a long read of calls was running (for at most 512 MiB stored or 2 minutes).", "backend"),
+			"Checkpoints put off because a long read of calls was running (for at most 256 MiB stored or 2 minutes).", "backend"),
 		StorageWrittenCalls: f.counter("weft_storage_written_calls", "Call records written to the store.", "backend"),
 		StorageRejectedOps:  f.counter("weft_storage_rejected_calls", "Acknowledged call records the store refused even alone; logged and set aside.", "backend"),
 

@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"runtime"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -27,13 +28,23 @@ import (
 // is any crash.
 //
 // It runs for WEFT_STRESS_DURATION (a Go duration, shared by its cases)
-// when that is set, and for a few seconds otherwise.
+// when that is set, and for a few seconds otherwise, on a buffer pool of
+// WEFT_STRESS_MEMORY_MB (the store's default otherwise). With 128 it
+// reproduces DuckDB's native crash under a full pool within minutes
+// (docs/adr/0020-checkpoints-apart-from-reads.md).
 func TestStoreUnderConcurrentWritesReadsAndCheckpoints(t *testing.T) {
 	d := 8 * time.Second
 	if v := os.Getenv("WEFT_STRESS_DURATION"); v != "" {
 		var err error
 		if d, err = time.ParseDuration(v); err != nil {
 			t.Fatalf("WEFT_STRESS_DURATION: %v", err)
+		}
+	}
+	memoryMB := DefaultMemoryMB
+	if v := os.Getenv("WEFT_STRESS_MEMORY_MB"); v != "" {
+		var err error
+		if memoryMB, err = strconv.Atoi(v); err != nil {
+			t.Fatalf("WEFT_STRESS_MEMORY_MB: %v", err)
 		}
 	}
 	cases := []struct {
@@ -49,7 +60,7 @@ func TestStoreUnderConcurrentWritesReadsAndCheckpoints(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
-			st := newStressRun(tc.endsPerBatch)
+			st := newStressRun(tc.endsPerBatch, memoryMB)
 			// The store is closed and opened again between rounds: the
 			// crashes this looks for came from a process started on a
 			// directory an earlier one had written, reading calls from
@@ -73,7 +84,7 @@ func TestStoreUnderConcurrentWritesReadsAndCheckpoints(t *testing.T) {
 // against it for d, and closes it; it reports whether all went well.
 func (st *stressRun) round(t *testing.T, dir string, d time.Duration) bool {
 	t.Helper()
-	s, err := OpenWithOptions(context.Background(), dir, Options{CallsUnlogged: true, MemoryMB: 128}, slog.New(slog.DiscardHandler))
+	s, err := OpenWithOptions(context.Background(), dir, Options{CallsUnlogged: true, MemoryMB: st.memoryMB}, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Error(err)
 		return false
@@ -131,6 +142,7 @@ func (st *stressRun) round(t *testing.T, dir string, d time.Duration) bool {
 type stressRun struct {
 	// endsPerBatch is how many stored calls each write batch merges into.
 	endsPerBatch int
+	memoryMB     int          // the store's buffer pool
 	committed    atomic.Int64 // calls whose start is committed, ids s0..s(n-1)
 	batches      atomic.Int64
 	checkpoints  atomic.Int64
@@ -140,7 +152,9 @@ type stressRun struct {
 	points       atomic.Int64
 }
 
-func newStressRun(endsPerBatch int) *stressRun { return &stressRun{endsPerBatch: endsPerBatch} }
+func newStressRun(endsPerBatch, memoryMB int) *stressRun {
+	return &stressRun{endsPerBatch: endsPerBatch, memoryMB: memoryMB}
+}
 
 const stressProject = "stress/p"
 
