@@ -84,19 +84,26 @@ func TestDeleteCallsCountsDescendants(t *testing.T) {
 	}
 }
 
+// writeStarts stores the starts of n calls c00, c01, ... of one trace in
+// project e/p, a second apart.
+func writeStarts(t *testing.T, s *Store, n int) {
+	t.Helper()
+	base := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	var ops []storage.CallOp
+	for i := range n {
+		ops = append(ops, storage.CallOp{Part: &storage.CallPart{Kind: storage.PartStart, Call: storage.Call{
+			ProjectID: "e/p", ID: fmt.Sprintf("c%02d", i), TraceID: "t", OpName: "op", StartedAt: base.Add(time.Duration(i) * time.Second)}}})
+	}
+	if _, err := s.WriteCallOps(context.Background(), ops); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func TestQueryCallsPagesLongStreams(t *testing.T) {
 	s := openTestStore(t)
 	s.pageSize = 3
 	ctx := context.Background()
-	base := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
-	var ops []storage.CallOp
-	for i := range 10 {
-		ops = append(ops, storage.CallOp{Part: &storage.CallPart{Kind: storage.PartStart, Call: storage.Call{
-			ProjectID: "e/p", ID: fmt.Sprintf("c%02d", i), TraceID: "t", OpName: "op", StartedAt: base.Add(time.Duration(i) * time.Second)}}})
-	}
-	if _, err := s.WriteCallOps(ctx, ops); err != nil {
-		t.Fatal(err)
-	}
+	writeStarts(t, s, 10)
 	for _, tc := range []struct {
 		limit, offset int64
 		want          string

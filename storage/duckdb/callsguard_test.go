@@ -105,15 +105,7 @@ func TestSlowPagedReadIsStoppedNotWaitedFor(t *testing.T) {
 	defer s.Close()
 	s.pageSize = 5
 	s.calls = newCallsGuard(100 * time.Millisecond)
-	base := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
-	var ops []storage.CallOp
-	for i := range 40 {
-		ops = append(ops, storage.CallOp{Part: &storage.CallPart{Kind: storage.PartStart, Call: storage.Call{
-			ProjectID: "e/p", ID: fmt.Sprintf("c%02d", i), TraceID: "t", OpName: "op", StartedAt: base.Add(time.Duration(i) * time.Second)}}})
-	}
-	if _, err := s.WriteCallOps(ctx, ops); err != nil {
-		t.Fatal(err)
-	}
+	writeStarts(t, s, 40)
 	var rows int
 	var readErr error
 	checkpointed := make(chan error, 1)
