@@ -112,7 +112,7 @@ func driveOTLP(ctx context.Context, t *target, o options, pool textPool, project
 		return loadRun{}, err
 	}
 	return drive(ctx, o, func(ctx context.Context, i, n int) (int, error) {
-		req := llmSpans(rand.New(rand.NewPCG(uint64(i), uint64(len(project)))), pool, project, n, o.traceSpans)
+		req := llmSpans(rand.New(rand.NewPCG(uint64(i), uint64(len(project)))), pool, project, n, o.traceSpans, time.Now())
 		return retrying(ctx, func() error { return send(ctx, req) })
 	})
 }

@@ -53,6 +53,7 @@ type options struct {
 	// otlp: spans per trace, and whether to time the reads after loading.
 	traceSpans int
 	reads      bool
+	skipLoad   bool
 }
 
 func parse(name string, args []string) (options, error) {
@@ -71,6 +72,7 @@ func parse(name string, args []string) (options, error) {
 	fs.IntVar(&o.rate, "rate", 0, "offered load in records/s (open loop; latency counts from when a request was due); 0 sends as fast as answered")
 	fs.StringVar(&o.transports, "transports", "http,grpc", "otlp: which transports to measure, in order")
 	fs.IntVar(&o.traceSpans, "trace-spans", 10, "otlp: spans per trace (a root and its LLM calls)")
+	fs.BoolVar(&o.skipLoad, "skip-load", false, "otlp: send nothing and only time the reads, on a store an earlier run with the same --calls, --batch and --trace-spans filled (its --data-dir)")
 	fs.BoolVar(&o.reads, "reads", false, "otlp: after each load, time the reads users make (call, trace, pages, sorts, stats, charts, the UI's pages)")
 	fs.IntVar(&o.window, "window", 1_000_000, "report the rate over each window of this many records; the last is what a full store sustains")
 	fs.IntVar(&o.pending, "pending", 100_000, "automations: deliveries left pending against a dead receiver while memory is watched (0 skips)")

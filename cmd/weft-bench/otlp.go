@@ -26,7 +26,7 @@ import (
 // window, ack latency, peak RSS and the bytes stored per span.
 func benchOTLP(ctx context.Context, t *target, o options) error {
 	pool := newTextPool(1<<16, max(o.payload-400, 0)/2)
-	sample, err := llmSpans(rand.New(rand.NewPCG(0, 0)), pool, o.project, max(o.batch, 1), o.traceSpans).MarshalProto()
+	sample, err := llmSpans(rand.New(rand.NewPCG(0, 0)), pool, o.project, max(o.batch, 1), o.traceSpans, time.Now()).MarshalProto()
 	if err != nil {
 		return err
 	}
@@ -43,9 +43,16 @@ func benchOTLP(ctx context.Context, t *target, o options) error {
 			return err
 		}
 		project := o.project + "-" + transport
+		if o.skipLoad {
+			if err := otlpReads(ctx, t, o, project, pool, transport); err != nil {
+				return err
+			}
+			continue
+		}
 		cpu := t.cpuSeconds()
+		day := spanDay(time.Now(), o)
 		r, err := drive(ctx, o, func(ctx context.Context, i, n int) (int, error) {
-			req := llmSpans(spanRNG(i, transport), pool, project, n, o.traceSpans)
+			req := llmSpans(spanRNG(i, transport), pool, project, n, o.traceSpans, day(i))
 			return retrying(ctx, func() error { return send(ctx, req) })
 		})
 		if err != nil {
@@ -97,11 +104,11 @@ func retrying(ctx context.Context, f func() error) (int, error) {
 
 // llmSpans builds the spans of one request: traces of traceSpans spans
 // (a root agent span and LLM children carrying GenAI attributes with
-// distinct prompt and completion text), each trace started at a random
-// moment of the last day, with latencies, token counts and a few errors
-// that differ per span, so reads that sort, filter and chart by them
-// work on realistic data.
-func llmSpans(rng *rand.Rand, pool textPool, project string, n, traceSpans int) ptraceotlp.ExportRequest {
+// distinct prompt and completion text), each started within a few seconds
+// after at, with latencies, token counts and a few errors that differ per
+// span, so reads that sort, filter and chart by them work on realistic
+// data. Spans arrive about when they happened, as from a live app.
+func llmSpans(rng *rand.Rand, pool textPool, project string, n, traceSpans int, at time.Time) ptraceotlp.ExportRequest {
 	td := ptrace.NewTraces()
 	rs := td.ResourceSpans().AppendEmpty()
 	entity, proj, _ := strings.Cut(project, "/")
@@ -112,13 +119,12 @@ func llmSpans(rng *rand.Rand, pool textPool, project string, n, traceSpans int) 
 	var trace pcommon.TraceID
 	var root pcommon.SpanID
 	var start time.Time
-	now := time.Now()
 	for i := range n {
 		s := spans.AppendEmpty()
 		var id pcommon.SpanID
 		if i%max(traceSpans, 1) == 0 {
 			fillRandom(rng, trace[:])
-			start = now.Add(-time.Duration(rng.Int64N(int64(24 * time.Hour))))
+			start = at.Add(time.Duration(rng.Int64N(int64(5 * time.Second))))
 		}
 		fillRandom(rng, id[:])
 		s.SetTraceID(trace)
@@ -146,6 +152,15 @@ func llmSpans(rng *rand.Rand, pool textPool, project string, n, traceSpans int) 
 		a.PutStr("gen_ai.output.messages", `[{"role":"assistant","content":"`+pool.pick(rng)+`"}]`)
 	}
 	return ptraceotlp.NewExportRequestFromTraces(td)
+}
+
+// spanDay spreads a load's requests over the day before end, in order:
+// the store then holds a day of traffic, as written while it happened.
+func spanDay(end time.Time, o options) func(i int) time.Time {
+	requests := max((o.calls+o.batch-1)/o.batch, 1)
+	return func(i int) time.Time {
+		return end.Add(-24 * time.Hour).Add(time.Duration(int64(i) * int64(24*time.Hour) / int64(requests)))
+	}
 }
 
 // spanRNG is the generator of request i's spans: regenerated, it gives

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -29,7 +30,7 @@ func otlpReads(ctx context.Context, t *target, o options, project string, pool t
 	sent := func(rng *rand.Rand) ptrace.SpanSlice {
 		i := rng.IntN(requests)
 		n := min(o.batch, o.calls-i*o.batch)
-		return llmSpans(spanRNG(i, transport), pool, project, n, o.traceSpans).Traces().ResourceSpans().At(0).ScopeSpans().At(0).Spans()
+		return llmSpans(spanRNG(i, transport), pool, project, n, o.traceSpans, time.Now()).Traces().ResourceSpans().At(0).ScopeSpans().At(0).Spans()
 	}
 	firstPage := func(sort string, roots bool) func(*rand.Rand) map[string]any {
 		return func(*rand.Rand) map[string]any {
@@ -78,8 +79,11 @@ func otlpReads(ctx context.Context, t *target, o options, project string, pool t
 	}
 	// OTLP spans name no thread: the threads page lists none.
 	mayBeEmpty := map[string]bool{"UI threads page": true}
-	fmt.Printf("  reads over HTTP on %d stored spans, %d of each:\n", o.calls, o.queries)
 	client := &http.Client{Timeout: 5 * time.Minute}
+	if err := waitReadable(ctx, client, t, project, o.calls); err != nil {
+		return err
+	}
+	fmt.Printf("  reads over HTTP on %d stored spans, %d of each:\n", o.calls, o.queries)
 	rng := rand.New(rand.NewPCG(7, 7))
 	for _, r := range reads {
 		var lats []time.Duration
@@ -100,4 +104,42 @@ func otlpReads(ctx context.Context, t *target, o options, project string, pool t
 		fmt.Printf("    %-42s p50 %9v  p99 %9v  max %9v\n", r.name, pct(lats, 50), pct(lats, 99), slices.Max(lats).Round(10*time.Microsecond))
 	}
 	return nil
+}
+
+// waitReadable waits until the store serves all n spans of project: after
+// a load, the log's backlog may still be on its way into the store, and a
+// read waits for it (up to the read budget) to see every acknowledged
+// write. It prints how long that took.
+func waitReadable(ctx context.Context, client *http.Client, t *target, project string, n int) error {
+	begin := time.Now()
+	body, _ := json.Marshal(map[string]any{"project_id": project})
+	for {
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, t.url+"/calls/query_stats", bytes.NewReader(body))
+		if err != nil {
+			return err
+		}
+		req.Header.Set("Authorization", "Bearer "+t.key)
+		var stats struct {
+			Count int `json:"count"`
+		}
+		resp, err := client.Do(req)
+		if err == nil {
+			if resp.StatusCode == http.StatusOK {
+				err = json.NewDecoder(resp.Body).Decode(&stats)
+			}
+			resp.Body.Close()
+		}
+		if err == nil && stats.Count >= n {
+			fmt.Printf("  all %d spans readable %v after the load\n", n, time.Since(begin).Round(100*time.Millisecond))
+			return nil
+		}
+		if time.Since(begin) > 30*time.Minute {
+			return fmt.Errorf("after 30 minutes the store serves %d of %d spans (last error: %v)", stats.Count, n, err)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(time.Second):
+		}
+	}
 }
