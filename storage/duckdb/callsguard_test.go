@@ -123,8 +123,8 @@ func TestSlowPagedReadIsStoppedNotWaitedFor(t *testing.T) {
 				t.Fatalf("TryCheckpointCalls beside a paged read = %v, %v", done, err)
 			}
 			go func() { checkpointed <- s.CheckpointCalls(ctx) }()
+			time.Sleep(time.Second) // a slow client: past the checkpoint's patience
 		}
-		time.Sleep(20 * time.Millisecond) // a slow client
 	}
 	if !errors.Is(readErr, storage.ErrUnavailable) {
 		t.Fatalf("the slow read ended after %d rows with %v, want a stop for the checkpoint", rows, readErr)
