@@ -34,14 +34,12 @@ type Feedback struct {
 }
 
 // FeedbackColumns are the columns of a feedback query result, in the order
-// an unprojected query returns them.
-var FeedbackColumns = []string{
+// an unprojected query returns them: the base ones, then the newer scorer
+// and span fields.
+var FeedbackColumns = slices.Concat([]string{
 	"id", "project_id", "weave_ref", "wb_user_id", "creator", "created_at", "feedback_type",
 	"payload", "annotation_ref", "runnable_ref", "call_ref", "trigger_ref", "queue_id",
-	"scorer_tags", "scorer_tag_reasons", "scorer_tag_confidences", "scorer_ratings", "scorer_rating_reasons",
-	"scorer_rating_confidences", "span_agent_name", "span_agent_version", "span_status_code",
-	"span_conversation_id", "span_trace_id", "scorer_trace_id",
-}
+}, FeedbackScorerFields, FeedbackSpanFields)
 
 // FeedbackScorerFields may only be set on runnable feedback;
 // FeedbackSpanFields name an agent span. Both are newer, optional fields

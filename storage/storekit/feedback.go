@@ -68,10 +68,8 @@ func QueryFeedback(ctx context.Context, db TableSQL, q storage.FeedbackQuery) (s
 }
 
 // feedbackOnCall are the fields of a summary.weave.feedback entry.
-var feedbackOnCall = []string{"id", "feedback_type", "weave_ref", "payload", "creator", "created_at",
-	"wb_user_id", "runnable_ref", "call_ref", "trigger_ref", "annotation_ref",
-	"scorer_tags", "scorer_tag_reasons", "scorer_tag_confidences", "scorer_ratings", "scorer_rating_reasons",
-	"scorer_rating_confidences"}
+var feedbackOnCall = slices.Concat([]string{"id", "feedback_type", "weave_ref", "payload", "creator", "created_at",
+	"wb_user_id", "runnable_ref", "call_ref", "trigger_ref", "annotation_ref"}, storage.FeedbackScorerFields)
 
 // FeedbackForRefs answers storage.FeedbackStore.FeedbackForRefs, a query
 // per chunk of refs; a backend chunks them as its parameters allow.
