@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -114,21 +113,11 @@ func waitReadable(ctx context.Context, client *http.Client, t *target, project s
 	begin := time.Now()
 	body, _ := json.Marshal(map[string]any{"project_id": project})
 	for {
-		req, err := http.NewRequestWithContext(ctx, http.MethodPost, t.url+"/calls/query_stats", bytes.NewReader(body))
-		if err != nil {
-			return err
-		}
-		req.Header.Set("Authorization", "Bearer "+t.key)
 		var stats struct {
 			Count int `json:"count"`
 		}
-		resp, err := client.Do(req)
-		if err == nil {
-			if resp.StatusCode == http.StatusOK {
-				err = json.NewDecoder(resp.Body).Decode(&stats)
-			}
-			resp.Body.Close()
-		}
+		// A 503 while the backlog drains is expected: try again.
+		err := postJSON(ctx, client, t, "/calls/query_stats", body, &stats)
 		if err == nil && stats.Count >= n {
 			fmt.Printf("  all %d spans readable %v after the load\n", n, time.Since(begin).Round(100*time.Millisecond))
 			return nil

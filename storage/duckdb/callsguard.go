@@ -88,7 +88,7 @@ func (g *callsGuard) leave() {
 
 // hold takes the guard for a read that runs several statements in one
 // transaction. The read runs on the returned context, which a checkpoint
-// that could wait no longer cancels (stopped reports it); release ends
+// that could wait no longer cancels (stoppedErr reports it); release ends
 // the hold once the transaction has ended.
 func (g *callsGuard) hold(ctx context.Context) (context.Context, func(), error) {
 	if err := g.enter(ctx); err != nil {
