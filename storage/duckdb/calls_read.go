@@ -3,8 +3,10 @@ package duckdb
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"iter"
+	"slices"
 	"time"
 
 	"github.com/weftdev/weft/storage"
@@ -21,7 +23,9 @@ const readPageSize = 10_000
 func (s *Store) QueryCalls(ctx context.Context, q storage.CallsQuery) iter.Seq2[storage.StoredCall, error] {
 	return func(yield func(storage.StoredCall, error) bool) {
 		if q.Limit > 0 && q.Limit <= s.pageSize {
-			s.queryPage(ctx, s.calls.guarded(s.stmts), q, yield)
+			if !s.queryPageByStarts(ctx, q, yield) {
+				s.queryPage(ctx, s.calls.guarded(s.stmts), q, yield)
+			}
 			return
 		}
 		if byIDs(q) && s.queryOnePage(ctx, q, yield) {
@@ -126,6 +130,132 @@ func (s *Store) queryPages(ctx context.Context, conn *sql.Conn, q storage.CallsQ
 	}
 }
 
+// maxFetchRanges bounds the calls, and so the start-time ranges, of a
+// page queryPageByStarts reads: the pages of a UI or an SDK's first page,
+// not the pages of a whole-project stream.
+const maxFetchRanges = maxLocatedIDs
+
+// queryPageByStarts reads one page of q in two steps: the ids and start
+// times of the page's calls, then those calls by id within their start
+// times (sqlgen.StartedWithin), a few ranges per statement, put back in
+// page order here. One statement finds the page the same way but then
+// joins it back to the table by row id, which DuckDB does by scanning
+// every block whose row ids span the page's: little for a page of calls
+// stored together (the default order by start time), the heavy columns
+// of the whole table for a page sorted by latency, tokens or cost, whose
+// calls lie anywhere (27 s on 10M OTLP calls). A statement per few
+// ranges keeps the blocks pinned at once few: one union of a hundred
+// ranges ran out of a 384 MB pool. It reports false, having yielded
+// nothing, when q is read better in one statement: already narrowed by
+// id, asking for trace sizes, or a page of more than maxFetchRanges
+// calls.
+//
+// The steps need no common snapshot: the second repeats q's filter, so a
+// call changed in between is read as it is now, and one deleted in
+// between is left out, as a later read would.
+func (s *Store) queryPageByStarts(ctx context.Context, q storage.CallsQuery, yield func(storage.StoredCall, error) bool) bool {
+	if s.located == nil || q.Limit > maxFetchRanges || q.IncludeTotalStorageSize || s.locate(q) != nil {
+		return false
+	}
+	st, err := sqlgen.CallsPageKeys(sqlgen.DuckDB{}, q)
+	if err != nil {
+		yield(storage.StoredCall{}, err)
+		return true
+	}
+	var keys []pageKey
+	err = s.eachRow(ctx, st, func(rows *sql.Rows) error {
+		var k pageKey
+		var started sql.NullTime
+		if err := rows.Scan(&k.id, &started); err != nil {
+			return err
+		}
+		if !started.Valid {
+			return errNoStartTime
+		}
+		k.started = started.Time
+		keys = append(keys, k)
+		return nil
+	})
+	switch {
+	case errors.Is(err, errNoStartTime):
+		return false
+	case err != nil:
+		yield(storage.StoredCall{}, fmt.Errorf("query calls: %w", err))
+		return true
+	case len(keys) == 0:
+		return true
+	}
+	groups := fetchGroups(keys)
+	found := make(map[string]storage.StoredCall, len(keys))
+	for _, g := range groups {
+		part := q
+		part.Filter.CallIDs, part.SortBy, part.Offset, part.Limit = g.ids, []storage.SortBy{}, 0, 0
+		var failed error
+		s.queryPageWith(ctx, s.calls.guarded(s.stmts), part, []sqlgen.CallsOption{sqlgen.StartedWithin(g.ranges)},
+			func(c storage.StoredCall, err error) bool {
+				if err != nil {
+					failed = err
+					return false
+				}
+				found[c.ID] = c
+				return true
+			})
+		if failed != nil {
+			yield(storage.StoredCall{}, failed)
+			return true
+		}
+	}
+	for _, k := range keys {
+		if c, ok := found[k.id]; ok && !yield(c, nil) {
+			return true
+		}
+	}
+	return true
+}
+
+// pageKey is a call of a page: its id and start time.
+type pageKey struct {
+	id      string
+	started time.Time
+}
+
+// fetchGroup is what one statement of queryPageByStarts fetches.
+type fetchGroup struct {
+	ids    []string
+	ranges []sqlgen.TimeRange
+}
+
+// fetchGroups splits a page's calls into groups of at most
+// maxLocatedRanges start-time ranges each, a millisecond either side of
+// each start (the store keeps microseconds, as for the locator's ranges).
+func fetchGroups(keys []pageKey) []fetchGroup {
+	sorted := slices.SortedFunc(slices.Values(keys), func(a, b pageKey) int { return a.started.Compare(b.started) })
+	var (
+		groups  []fetchGroup
+		groupTo time.Time // end of the current group's last range
+		inGroup int       // merged ranges in the current group
+	)
+	for _, k := range sorted {
+		r := sqlgen.TimeRange{From: k.started.Add(-time.Millisecond), To: k.started.Add(time.Millisecond)}
+		if len(groups) == 0 || r.From.After(groupTo) {
+			if len(groups) == 0 || inGroup == maxLocatedRanges {
+				groups, inGroup = append(groups, fetchGroup{}), 0
+			}
+			inGroup++
+		}
+		g := &groups[len(groups)-1]
+		g.ids, g.ranges = append(g.ids, k.id), append(g.ranges, r)
+		if r.To.After(groupTo) {
+			groupTo = r.To
+		}
+	}
+	return groups
+}
+
+// errNoStartTime stops queryPageByStarts at a page call without a start
+// time, which no time range can find.
+var errNoStartTime = errors.New("a page call has no start time")
+
 type queryer interface {
 	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
 }
@@ -133,7 +263,12 @@ type queryer interface {
 // queryPage runs one page and yields its calls; it reports how many it
 // yielded and whether the caller should go on.
 func (s *Store) queryPage(ctx context.Context, db queryer, q storage.CallsQuery, yield func(storage.StoredCall, error) bool) (int64, bool) {
-	st, err := sqlgen.CallsSelect(sqlgen.DuckDB{}, q, s.locate(q)...)
+	return s.queryPageWith(ctx, db, q, s.locate(q), yield)
+}
+
+// queryPageWith is queryPage with the options q is rendered with.
+func (s *Store) queryPageWith(ctx context.Context, db queryer, q storage.CallsQuery, opts []sqlgen.CallsOption, yield func(storage.StoredCall, error) bool) (int64, bool) {
+	st, err := sqlgen.CallsSelect(sqlgen.DuckDB{}, q, opts...)
 	if err != nil {
 		yield(storage.StoredCall{}, err)
 		return 0, false

@@ -177,6 +177,29 @@ func CallsSelect(d Dialect, q storage.CallsQuery, opts ...CallsOption) (Statemen
 	return Statement{SQL: sql, Args: p.b.args}, nil
 }
 
+// PageKeyColumns is the select list of CallsPageKeys.
+var PageKeyColumns = []string{"id", "started_at"}
+
+// CallsPageKeys renders the first phase of CallsSelect on its own: the id
+// and start time of each call of q's page, in page order. A backend that
+// can fetch calls by start time cheaply (StartedWithin) reads a page whose
+// calls lie scattered over the table this way, then fetches those calls
+// by id within their start times, instead of joining the page back to
+// every block of the table.
+func CallsPageKeys(d Dialect, q storage.CallsQuery, opts ...CallsOption) (Statement, error) {
+	p, err := planCalls(d, q, true, opts)
+	if err != nil {
+		return Statement{}, err
+	}
+	page := []string{"c.id AS id", "c.started_at AS started_at", d.PageKey("c") + " AS _k"}
+	for i, k := range p.order {
+		page = append(page, fmt.Sprintf("%s AS _s%d", k.sql, i))
+	}
+	sql := p.withClause() + "SELECT id, started_at FROM (SELECT " + sqlList(page) + " FROM " + p.from() +
+		" WHERE " + andAll(p.where) + pageOrder(p.order, q) + p.limitClause(q.Limit, q.Offset) + ") _page" + orderBy(p.order, "_page.")
+	return Statement{SQL: sql, Args: p.b.args}, nil
+}
+
 // onePass selects a read narrowed to a few ids (StartedWithin) in one
 // pass: the filter names the ids, so the engine fetches the heavy columns
 // of the few rows that match, and a second pass would only rescan their
