@@ -42,6 +42,9 @@ type Store struct {
 	ownsBlobDir bool
 	// pageSize is how many calls one read query materialises.
 	pageSize int64
+	// scatteredRows is the span of row ids from which a page's calls are
+	// fetched by their start times (queryPageByStarts).
+	scatteredRows int64
 	// dumps compresses raw OTel spans (see dump.go).
 	dumps *dumpCodec
 	// callsUnlogged: call writes are durable at CheckpointCalls, not at
@@ -73,7 +76,7 @@ func OpenWithOptions(ctx context.Context, dir string, opts Options, logger *slog
 	if err != nil {
 		return nil, errors.Join(err, db.Close())
 	}
-	s := &Store{db: db, logger: logger, callsUnlogged: opts.CallsUnlogged, blobDir: filepath.Join(dir, "files"), pageSize: readPageSize, dumps: dumps,
+	s := &Store{db: db, logger: logger, callsUnlogged: opts.CallsUnlogged, blobDir: filepath.Join(dir, "files"), pageSize: readPageSize, scatteredRows: 2 * rowGroupRows, dumps: dumps,
 		calls: newCallsGuard(checkpointPatience)}
 	if dir == "" {
 		if s.blobDir, err = os.MkdirTemp("", "weft-files-"); err != nil {

@@ -178,14 +178,14 @@ func CallsSelect(d Dialect, q storage.CallsQuery, opts ...CallsOption) (Statemen
 }
 
 // PageKeyColumns is the select list of CallsPageKeys.
-var PageKeyColumns = []string{"id", "started_at"}
+var PageKeyColumns = []string{"id", "started_at", "page_key"}
 
-// CallsPageKeys renders the first phase of CallsSelect on its own: the id
-// and start time of each call of q's page, in page order. A backend that
-// can fetch calls by start time cheaply (StartedWithin) reads a page whose
-// calls lie scattered over the table this way, then fetches those calls
-// by id within their start times, instead of joining the page back to
-// every block of the table.
+// CallsPageKeys renders the first phase of CallsSelect on its own: the id,
+// start time and page key (Dialect.PageKey) of each call of q's page, in
+// page order. A backend that can fetch calls by start time cheaply
+// (StartedWithin) reads a page whose calls lie scattered over the table
+// this way, then fetches those calls by id within their start times,
+// instead of joining the page back to every block of the table.
 func CallsPageKeys(d Dialect, q storage.CallsQuery, opts ...CallsOption) (Statement, error) {
 	p, err := planCalls(d, q, true, opts)
 	if err != nil {
@@ -195,7 +195,7 @@ func CallsPageKeys(d Dialect, q storage.CallsQuery, opts ...CallsOption) (Statem
 	for i, k := range p.order {
 		page = append(page, fmt.Sprintf("%s AS _s%d", k.sql, i))
 	}
-	sql := p.withClause() + "SELECT id, started_at FROM (SELECT " + sqlList(page) + " FROM " + p.from() +
+	sql := p.withClause() + "SELECT id, started_at, _k AS page_key FROM (SELECT " + sqlList(page) + " FROM " + p.from() +
 		" WHERE " + andAll(p.where) + pageOrder(p.order, q) + p.limitClause(q.Limit, q.Offset) + ") _page" + orderBy(p.order, "_page.")
 	return Statement{SQL: sql, Args: p.b.args}, nil
 }
