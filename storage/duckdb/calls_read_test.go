@@ -47,8 +47,7 @@ func TestPagesFetchedByStartTimesMatchOneStatement(t *testing.T) {
 			ops = ops[:0]
 		}
 	}
-	// A later part moves rows (a merge deletes and re-inserts), so row
-	// ids no longer follow start times.
+	// Later ends merged into stored calls, as agents send them.
 	for i := 0; i < 3000; i += 5 {
 		ended := t0.Add(3 * time.Hour)
 		ops = append(ops, storage.CallOp{Part: &storage.CallPart{Kind: storage.PartEnd, Call: storage.Call{ProjectID: "e/p",

@@ -79,7 +79,7 @@ func columnTarget(name string, dumps *dumpCodec, errp *error) (any, func(*storag
 		v := new(sql.NullString)
 		return v, func(c *storage.StoredCall) { c.Exception = strPtr(*v) }
 	case "input_refs", "output_refs":
-		v := new(any)
+		v := new(sql.NullString)
 		return v, func(c *storage.StoredCall) { assignRefs(c, name, *v) }
 	}
 	return new(any), nil
@@ -119,13 +119,12 @@ var timeColumns = map[string]func(*storage.StoredCall) **time.Time{
 	"deleted_at": func(c *storage.StoredCall) **time.Time { return &c.DeletedAt },
 }
 
-func assignRefs(c *storage.StoredCall, name string, v any) {
-	list, _ := v.([]any)
-	out := make([]string, 0, len(list))
-	for _, e := range list {
-		if s, ok := e.(string); ok {
-			out = append(out, s)
-		}
+// assignRefs sets the refs a column keeps as a JSON array of strings
+// (refsText); anything else reads as none.
+func assignRefs(c *storage.StoredCall, name string, v sql.NullString) {
+	out := []string{}
+	if v.Valid {
+		_ = json.Unmarshal([]byte(v.String), &out)
 	}
 	if name == "input_refs" {
 		c.InputRefs = out

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"database/sql/driver"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -74,11 +75,7 @@ func stageTypes() ([]duckdbdriver.TypeInfo, error) {
 		return ti
 	}
 	vc, b, ts, i64 := mk(duckdbdriver.TYPE_VARCHAR), mk(duckdbdriver.TYPE_BOOLEAN), mk(duckdbdriver.TYPE_TIMESTAMP), mk(duckdbdriver.TYPE_BIGINT)
-	list, err := duckdbdriver.NewListInfo(vc)
-	if err != nil {
-		return nil, err
-	}
-	types := []duckdbdriver.TypeInfo{vc, vc, b, b, vc, vc, vc, vc, vc, vc, ts, ts, vc, vc, vc, vc, vc, vc, vc, vc, i64, i64, list, list}
+	types := []duckdbdriver.TypeInfo{vc, vc, b, b, vc, vc, vc, vc, vc, vc, ts, ts, vc, vc, vc, vc, vc, vc, vc, vc, i64, i64, vc, vc}
 	if len(types) != len(stageColumns) {
 		panic("BUG: stage types and columns differ")
 	}
@@ -223,7 +220,7 @@ func (s *Store) partRow(p *storage.CallPart, dump any) []driver.Value {
 		nullTime(c.StartedAt), nullTimePtr(c.EndedAt),
 		nullJSON(c.Attributes), nullJSON(c.Inputs), nullJSON(c.Output), nullJSON(c.Summary), dump,
 		nullStrPtr(c.Exception), nullStr(c.WBUserID), nullStr(c.WBRunID), nullInt(c.WBRunStep), nullInt(c.WBRunStepEnd),
-		nullList(c.InputRefs), nullList(c.OutputRefs),
+		refsText(c.InputRefs), refsText(c.OutputRefs),
 	}
 }
 
@@ -269,9 +266,15 @@ func nullInt(i *int64) driver.Value {
 	return *i
 }
 
-func nullList(l []string) driver.Value {
-	if l == nil {
-		return []string{}
+// refsText is how the calls table keeps a list of refs: a JSON array,
+// NULL for none (see migrations/0001_calls.sql).
+func refsText(refs []string) driver.Value {
+	if len(refs) == 0 {
+		return nil
 	}
-	return l
+	b, err := json.Marshal(refs)
+	if err != nil { // a []string always marshals
+		panic("BUG: refs: " + err.Error())
+	}
+	return string(b)
 }

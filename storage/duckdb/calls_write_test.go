@@ -2,10 +2,13 @@ package duckdb
 
 import (
 	"context"
+	"database/sql"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"maps"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -44,15 +47,120 @@ func TestWriteCallOpsMergesSidesAcrossWrites(t *testing.T) {
 		op, out, exception string
 		started, ended     time.Time
 		hasStart, hasEnd   bool
-		refs               []any
+		refs               string
 	)
 	err := s.db.QueryRowContext(ctx, `SELECT op_name, output, exception, started_at, ended_at, has_start, has_end, output_refs
 		FROM calls WHERE project_id = 'e/p' AND id = 'c1'`).Scan(&op, &out, &exception, &started, &ended, &hasStart, &hasEnd, &refs)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if op != "op" || out != "42" || exception != "boom" || !started.Equal(t0) || !ended.Equal(t1) || !hasStart || !hasEnd || len(refs) != 1 {
+	if op != "op" || out != "42" || exception != "boom" || !started.Equal(t0) || !ended.Equal(t1) || !hasStart || !hasEnd || refs != `["weave:///e/p/object/o:d"]` {
 		t.Fatalf("merged row wrong: op=%q out=%q exc=%q started=%v ended=%v start=%v end=%v refs=%v", op, out, exception, started, ended, hasStart, hasEnd, refs)
+	}
+}
+
+// TestMergesUpdateRowsInPlace: merging a call's end, refs and all, into
+// its stored row keeps the row where it is. DuckDB updates a list column
+// by deleting the row and inserting it again; refs are kept as text so
+// that merges do not.
+func TestMergesUpdateRowsInPlace(t *testing.T) {
+	s := openTestStore(t)
+	ctx := context.Background()
+	t0 := time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)
+	var ops []storage.CallOp
+	for i := range 10 {
+		ops = append(ops, storage.CallOp{Part: &storage.CallPart{Kind: storage.PartStart, Call: storage.Call{ProjectID: "e/p",
+			ID: fmt.Sprintf("c%d", i), OpName: "op", StartedAt: t0, InputRefs: []string{"weave:///e/p/object/in:d"}}}})
+	}
+	if _, err := s.WriteCallOps(ctx, ops); err != nil {
+		t.Fatal(err)
+	}
+	rowids := func() map[string]int64 {
+		rows, err := s.db.QueryContext(ctx, "SELECT id, rowid FROM calls")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		out := map[string]int64{}
+		for rows.Next() {
+			var id string
+			var row int64
+			if err := rows.Scan(&id, &row); err != nil {
+				t.Fatal(err)
+			}
+			out[id] = row
+		}
+		return out
+	}
+	before := rowids()
+	t1 := t0.Add(time.Second)
+	end := storage.CallPart{Kind: storage.PartEnd, Call: storage.Call{ProjectID: "e/p", ID: "c3", EndedAt: &t1,
+		Output: json.RawMessage(`1`), OutputRefs: []string{"weave:///e/p/object/out:d"}}}
+	if _, err := s.WriteCallOps(ctx, []storage.CallOp{{Part: &end}}); err != nil {
+		t.Fatal(err)
+	}
+	if after := rowids(); !maps.Equal(before, after) {
+		t.Fatalf("rows moved by a merge: %v, then %v", before, after)
+	}
+	got := readAll(t, s, storage.CallsQuery{ProjectID: "e/p", Filter: storage.CallsFilter{OutputRefs: []string{"weave:///e/p/object/out:d"}}})
+	if len(got) != 1 || got[0].ID != "c3" {
+		t.Fatalf("read by output ref: %+v", got)
+	}
+	if got := readAll(t, s, storage.CallsQuery{ProjectID: "e/p", Filter: storage.CallsFilter{InputRefs: []string{"weave:///e/p/object/in:*"}}}); len(got) != 10 {
+		t.Fatalf("read by input ref prefix: %d calls, want 10", len(got))
+	}
+}
+
+// TestRefsListsConvertedToText opens a calls table made when refs were
+// lists and finds its refs as they were.
+func TestRefsListsConvertedToText(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	s, err := Open(ctx, dir, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, stmt := range []string{
+		"ALTER TABLE calls ALTER COLUMN input_refs SET DATA TYPE VARCHAR[] USING from_json(input_refs, '[\"VARCHAR\"]')",
+		"ALTER TABLE calls ALTER COLUMN output_refs SET DATA TYPE VARCHAR[] USING from_json(output_refs, '[\"VARCHAR\"]')",
+		"INSERT INTO calls (project_id, id, has_start, has_end, op_name, started_at, input_refs, output_refs) VALUES " +
+			"('e/p', 'old', true, true, 'op', TIMESTAMP '2025-01-02 03:04:05', ['weave:///e/p/object/a:1', 'weave:///e/p/object/b:2'], []), " +
+			"('e/p', 'none', true, false, 'op', TIMESTAMP '2025-01-02 03:04:06', NULL, NULL)",
+	} {
+		if _, err := s.db.ExecContext(ctx, stmt); err != nil {
+			t.Fatal(stmt, err)
+		}
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if s, err = Open(ctx, dir, slog.New(slog.DiscardHandler)); err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	got := readAll(t, s, storage.CallsQuery{ProjectID: "e/p", Filter: storage.CallsFilter{InputRefs: []string{"weave:///e/p/object/b:2"}}})
+	if len(got) != 1 || got[0].ID != "old" {
+		t.Fatalf("read by a converted ref: %+v", got)
+	}
+	rows, err := s.db.QueryContext(ctx, "SELECT id, input_refs, output_refs FROM calls ORDER BY id")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var stored []string
+	for rows.Next() {
+		var id string
+		var in, out sql.NullString
+		if err := rows.Scan(&id, &in, &out); err != nil {
+			t.Fatal(err)
+		}
+		stored = append(stored, fmt.Sprintf("%s %v %v", id, in, out))
+	}
+	if want := []string{"none { false} { false}", `old {["weave:///e/p/object/a:1","weave:///e/p/object/b:2"] true} { false}`}; !slices.Equal(stored, want) {
+		t.Fatalf("stored refs %q, want %q", stored, want)
+	}
+	if got := readAll(t, s, storage.CallsQuery{ProjectID: "e/p"}); len(got) != 2 {
+		t.Fatalf("%d calls after the conversion, want 2", len(got))
 	}
 }
 

@@ -41,6 +41,9 @@ func (s *Store) migrateCalls(ctx context.Context, ddl []string) error {
 			return fmt.Errorf("calls table: %w", err)
 		}
 	}
+	if err := s.refsAsText(ctx, conn); err != nil {
+		return err
+	}
 	if legacy {
 		return dropLegacyCalls(ctx, conn)
 	}
@@ -54,7 +57,8 @@ func (s *Store) moveCalls(ctx context.Context, conn *sql.Conn, ddl []string) err
 	}
 	stmts := append([]string{"BEGIN TRANSACTION"}, ddl...)
 	stmts = append(stmts,
-		fmt.Sprintf("INSERT INTO %s.main.calls BY NAME SELECT * FROM %s.main.calls", callsCatalog, catalog),
+		fmt.Sprintf("INSERT INTO %s.main.calls BY NAME SELECT * REPLACE (%s AS input_refs, %s AS output_refs) FROM %s.main.calls",
+			callsCatalog, refsListAsText("input_refs"), refsListAsText("output_refs"), catalog),
 		"COMMIT", "FORCE CHECKPOINT "+callsCatalog)
 	for _, stmt := range stmts {
 		if _, err := conn.ExecContext(ctx, stmt); err != nil {
@@ -69,6 +73,47 @@ func (s *Store) moveCalls(ctx context.Context, conn *sql.Conn, ddl []string) err
 		s.logger.Info("moved calls into their own database file", "took", time.Since(begin).Round(time.Millisecond))
 	}
 	return nil
+}
+
+// refsAsText converts the refs columns of a calls table made when they
+// were lists into the JSON text they are kept as now (migrations/
+// 0001_calls.sql), once: rewriting two columns of every call, a few
+// seconds per million calls.
+func (s *Store) refsAsText(ctx context.Context, conn *sql.Conn) error {
+	var typ string
+	err := conn.QueryRowContext(ctx, "SELECT data_type FROM duckdb_columns() WHERE database_name = ? AND schema_name = 'main' "+
+		"AND table_name = 'calls' AND column_name = 'input_refs'", callsCatalog).Scan(&typ)
+	if err != nil {
+		return fmt.Errorf("calls table: refs column type: %w", err)
+	}
+	if typ == "VARCHAR" {
+		return nil
+	}
+	begin := time.Now()
+	if s.logger != nil {
+		s.logger.Info("converting the calls table's refs to text (once per data dir)")
+	}
+	stmts := []string{"BEGIN TRANSACTION"}
+	for _, col := range []string{"input_refs", "output_refs"} {
+		stmts = append(stmts, fmt.Sprintf("ALTER TABLE calls ALTER COLUMN %s SET DATA TYPE VARCHAR USING %s", col, refsListAsText(col)))
+	}
+	stmts = append(stmts, "COMMIT", "FORCE CHECKPOINT "+callsCatalog)
+	for _, stmt := range stmts {
+		if _, err := conn.ExecContext(ctx, stmt); err != nil {
+			_, _ = conn.ExecContext(context.WithoutCancel(ctx), "ROLLBACK")
+			return fmt.Errorf("calls table: refs as text: %w", err)
+		}
+	}
+	if s.logger != nil {
+		s.logger.Info("converted the calls table's refs to text", "took", time.Since(begin).Round(time.Millisecond))
+	}
+	return nil
+}
+
+// refsListAsText renders a refs list column as the JSON text refsText
+// writes.
+func refsListAsText(col string) string {
+	return fmt.Sprintf("(CASE WHEN len(%s) > 0 THEN CAST(to_json(%s) AS VARCHAR) END)", col, col)
 }
 
 func dropLegacyCalls(ctx context.Context, conn *sql.Conn) error {

@@ -86,9 +86,10 @@ func configure(ctx context.Context, db *sql.DB, opts Options) error {
 		// the calls file that vacuumed while a read scanned it made the
 		// read miss rows it must see, with no error; the same race is the
 		// likely source of the heap corruption that killed a center
-		// taking an agent's backlog (ADR 0019). A merge of a call part
-		// deletes and re-inserts its row, so the calls file always has
-		// such row groups. Without vacuum the file holds what it did:
+		// taking an agent's backlog (ADR 0019). Merges deleted and
+		// re-inserted rows until refs were kept as text (ADR 0021);
+		// deletes and retention still leave such row groups. Without
+		// vacuum the file holds what it did:
 		// 100k merged calls, or 60k of them deleted, took the same bytes
 		// and row groups either way.
 		{"SET GLOBAL max_vacuum_tasks = 0", "max_vacuum_tasks"},

@@ -216,6 +216,9 @@ func (ClickHouse) StripPrefix(s, prefix string) string {
 	return "substring(" + s + ", length(" + prefix + ") + 1)"
 }
 
+// StoredList implements Dialect: refs are Array(String) columns.
+func (ClickHouse) StoredList(col string) string { return col }
+
 // ListHasAny implements Dialect.
 func (ClickHouse) ListHasAny(list string, elems []string) string {
 	return "hasAny(" + list + ", [" + strings.Join(elems, ", ") + "])"

@@ -110,11 +110,24 @@ func insertCalls(t testing.TB, db *sql.DB, calls []call) {
 		_, err := db.Exec(q, project, c.id, !c.endOnly, c.ended != nil, nullable(c.trace), nullable(c.parent),
 			nullable(c.thread), nullable(c.turn), nullable(c.op), nullable(c.display), started, ended,
 			nullable(c.attributes), nullable(c.inputs), nullable(c.output), nullable(c.summary), nullable(c.exception),
-			nullable(c.wbUser), nullable(c.wbRun), step, listOrEmpty(c.inputRefs), listOrEmpty(c.outputRefs), deleted)
+			nullable(c.wbUser), nullable(c.wbRun), step, refsJSON(t, c.inputRefs), refsJSON(t, c.outputRefs), deleted)
 		if err != nil {
 			t.Fatalf("insert %s: %v", c.id, err)
 		}
 	}
+}
+
+// refsJSON is a refs list as the DuckDB store keeps it: a JSON array,
+// NULL for none.
+func refsJSON(t testing.TB, refs []string) any {
+	if len(refs) == 0 {
+		return nil
+	}
+	b, err := json.Marshal(refs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
 
 func listOrEmpty(l []string) []string {

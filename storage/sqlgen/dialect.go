@@ -80,6 +80,9 @@ type Dialect interface {
 	StartsWith(s, prefix string) string
 	// StripPrefix removes a prefix known to be present.
 	StripPrefix(s, prefix string) string
+	// StoredList renders a string list column as a list: how the backend
+	// keeps it may differ (DuckDB keeps refs as JSON text).
+	StoredList(col string) string
 	// ListHasAny tests whether a string list column holds any of elems.
 	ListHasAny(list string, elems []string) string
 	// ListHasPrefix tests whether any element of a string list starts with

@@ -161,6 +161,12 @@ func (DuckDB) StripPrefix(s, prefix string) string {
 	return "substr(" + s + ", length(" + prefix + ") + 1)"
 }
 
+// StoredList implements Dialect: the calls table keeps refs as a JSON
+// array, NULL for none, which reads as an empty list.
+func (DuckDB) StoredList(col string) string {
+	return "coalesce(from_json(" + col + ", '[\"VARCHAR\"]'), [])"
+}
+
 // ListHasAny implements Dialect.
 func (DuckDB) ListHasAny(list string, elems []string) string {
 	return "list_has_any(" + list + ", [" + strings.Join(elems, ", ") + "])"

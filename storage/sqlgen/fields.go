@@ -125,6 +125,9 @@ func (fs *fields) value(f fieldInfo) string {
 	if f.opt {
 		return "NULLIF(" + fs.col(f.name) + ", '')"
 	}
+	if f.typ == TypeStringList {
+		return fs.d.StoredList(fs.col(f.name))
+	}
 	return fs.col(f.name)
 }
 

@@ -45,8 +45,8 @@ func filterPredicates(b *builder, a, projectID string, f storage.CallsFilter) []
 		}
 	}
 	add(opNamePredicate(b, a+".op_name", f.OpNames))
-	add(refsPredicate(b, a+".input_refs", f.InputRefs))
-	add(refsPredicate(b, a+".output_refs", f.OutputRefs))
+	add(refsPredicate(b, b.d.StoredList(a+".input_refs"), f.InputRefs))
+	add(refsPredicate(b, b.d.StoredList(a+".output_refs"), f.OutputRefs))
 	add(inList(b, a+".parent_id", f.ParentIDs))
 	add(inList(b, a+".trace_id", f.TraceIDs))
 	add(inList(b, a+".id", f.CallIDs))

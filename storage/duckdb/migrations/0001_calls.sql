@@ -11,6 +11,10 @@
 -- at all, which stored a span in more bytes than it took on the wire.
 -- A table made before keeps its declarations (DuckDB then chooses
 -- dictionary and FSST for these columns).
+-- input_refs and output_refs hold a JSON array of ref URIs, NULL for none:
+-- DuckDB updates a list column by deleting the row and inserting it again,
+-- so with list columns every merge of a call part moved its row (see
+-- refsAsText in callsfile.go, which converts a table made before).
 CREATE TABLE IF NOT EXISTS calls (
     project_id      VARCHAR   NOT NULL,
     id              VARCHAR   NOT NULL,
@@ -34,8 +38,8 @@ CREATE TABLE IF NOT EXISTS calls (
     wb_run_id       VARCHAR,
     wb_run_step     BIGINT,
     wb_run_step_end BIGINT,
-    input_refs      VARCHAR[],
-    output_refs     VARCHAR[],
+    input_refs      VARCHAR,
+    output_refs     VARCHAR,
     deleted_at      TIMESTAMP,
     expire_at       TIMESTAMP
 );
