@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"database/sql/driver"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -15,7 +16,7 @@ import (
 )
 
 // stageColumns are the columns a merged call part is appended with, in
-// order. The upsert below reads them from the appended_data relation.
+// order. The merge below reads them from the stage table.
 var stageColumns = []string{
 	"project_id", "id", "has_start", "has_end",
 	"trace_id", "parent_id", "thread_id", "turn_id", "op_name", "display_name",
@@ -55,7 +56,7 @@ func mergeSQL() string {
 	for i, c := range stageColumns {
 		vals[i] = "a." + c
 	}
-	return "MERGE INTO calls USING appended_data AS a ON calls.project_id = a.project_id AND calls.id = a.id " +
+	return "MERGE INTO calls USING " + stageTable + " AS a ON calls.project_id = a.project_id AND calls.id = a.id " +
 		"WHEN MATCHED THEN UPDATE SET " + strings.Join(set, ", ") +
 		" WHEN NOT MATCHED THEN INSERT (" + strings.Join(stageColumns, ", ") + ") VALUES (" + strings.Join(vals, ", ") + ")"
 }
@@ -66,21 +67,17 @@ func mergeSQL() string {
 const keepsOutputSQL = "a.has_end AND starts_with(calls.otel_dump, '" + refPrefix + "') AND contains(calls.otel_dump, chr(1) || 'o') " +
 	"THEN '" + embeddedOutputPrefix + "' || strlen(coalesce(calls.output, '')) || ':' || coalesce(calls.output, '') || calls.otel_dump"
 
-func stageTypes() ([]duckdbdriver.TypeInfo, error) {
-	mk := func(t duckdbdriver.Type) duckdbdriver.TypeInfo {
-		ti, err := duckdbdriver.NewTypeInfo(t)
-		if err != nil {
-			panic("BUG: duckdb type info: " + err.Error())
-		}
-		return ti
-	}
-	vc, b, ts, i64 := mk(duckdbdriver.TYPE_VARCHAR), mk(duckdbdriver.TYPE_BOOLEAN), mk(duckdbdriver.TYPE_TIMESTAMP), mk(duckdbdriver.TYPE_BIGINT)
-	types := []duckdbdriver.TypeInfo{vc, vc, b, b, vc, vc, vc, vc, vc, vc, ts, ts, vc, vc, vc, vc, vc, vc, vc, vc, i64, i64, vc, vc}
-	if len(types) != len(stageColumns) {
-		panic("BUG: stage types and columns differ")
-	}
-	return types, nil
-}
+// stageTable holds the parts of known calls that one write merges into
+// calls: a temporary table of the writing connection, filled by the
+// appender and emptied after the merge, inside the write's transaction.
+// DuckDB's query appender does both in one call, but under a buffer pool
+// that evicts, its flush crashed the process (see ADR 0020 and
+// TestStoreUnderConcurrentWritesReadsAndCheckpoints).
+const stageTable = "temp.main.call_parts"
+
+// stageTableSQL creates stageTable on a connection once, with the calls
+// table's types for stageColumns.
+var stageTableSQL = "CREATE TEMP TABLE IF NOT EXISTS call_parts AS SELECT " + strings.Join(stageColumns, ", ") + " FROM calls LIMIT 0"
 
 // WriteCallOps implements storage.CallWriter: all ops in one transaction.
 func (s *Store) WriteCallOps(ctx context.Context, ops []storage.CallOp) ([]storage.CallOpResult, error) {
@@ -184,15 +181,31 @@ func (s *Store) mergeKnown(dc driver.Conn, ops []storage.CallOp) error {
 	if len(ops) == 0 {
 		return nil
 	}
-	types, err := stageTypes()
-	if err != nil {
+	ex, ok := dc.(driver.ExecerContext)
+	if !ok {
+		return errors.New("merge calls: the driver connection runs no statements")
+	}
+	exec := func(stmt string) error {
+		_, err := ex.ExecContext(context.Background(), stmt, nil)
 		return err
 	}
-	app, err := duckdbdriver.NewQueryAppender(dc, mergeSQL(), "appended_data", types, stageColumns)
-	if err != nil {
-		return fmt.Errorf("calls merge appender: %w", err)
+	if err := exec(stageTableSQL); err != nil {
+		return fmt.Errorf("calls stage table: %w", err)
 	}
-	return s.appendAll(app, ops, "merge calls")
+	app, err := duckdbdriver.NewAppenderWithColumns(dc, "temp", "main", "call_parts", stageColumns)
+	if err != nil {
+		return fmt.Errorf("calls stage appender: %w", err)
+	}
+	if err := s.appendAll(app, ops, "stage calls"); err != nil {
+		return err
+	}
+	if err := exec(mergeSQL()); err != nil {
+		return fmt.Errorf("merge calls: %w", err)
+	}
+	if err := exec("DELETE FROM " + stageTable); err != nil {
+		return fmt.Errorf("empty the calls stage table: %w", err)
+	}
+	return nil
 }
 
 func (s *Store) appendAll(app *duckdbdriver.Appender, ops []storage.CallOp, what string) error {
