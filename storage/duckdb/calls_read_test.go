@@ -111,14 +111,9 @@ func TestPagesStoredTogetherReadInOneStatement(t *testing.T) {
 	s := openTestStore(t)
 	ctx := context.Background()
 	t0 := time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC)
-	var ops []storage.CallOp
-	for i := range 500 {
-		ops = append(ops, storage.CallOp{Part: &storage.CallPart{Kind: storage.PartStart, Call: storage.Call{ProjectID: "e/p",
-			ID: fmt.Sprintf("c%04d", i), OpName: "op", StartedAt: t0.Add(time.Duration(i) * time.Minute)}}})
-	}
-	if _, err := s.WriteCallOps(ctx, ops); err != nil {
-		t.Fatal(err)
-	}
+	writeCallStarts(t, s, 500, func(i int) storage.Call {
+		return storage.Call{ProjectID: "e/p", ID: fmt.Sprintf("c%04d", i), OpName: "op", StartedAt: t0.Add(time.Duration(i) * time.Minute)}
+	})
 	q := storage.CallsQuery{ProjectID: "e/p", SortBy: []storage.SortBy{{Field: "started_at", Direction: "desc"}}, Limit: 100}
 	if s.queryPageByStarts(ctx, q, func(storage.StoredCall, error) bool { return true }) {
 		t.Fatal("a page of calls stored together was read by start times")

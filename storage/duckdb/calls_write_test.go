@@ -59,6 +59,19 @@ func TestWriteCallOpsMergesSidesAcrossWrites(t *testing.T) {
 	}
 }
 
+// writeCallStarts writes the starts of n calls, call(0) to call(n-1), in
+// one transaction.
+func writeCallStarts(t *testing.T, s *Store, n int, call func(i int) storage.Call) {
+	t.Helper()
+	ops := make([]storage.CallOp, n)
+	for i := range ops {
+		ops[i] = storage.CallOp{Part: &storage.CallPart{Kind: storage.PartStart, Call: call(i)}}
+	}
+	if _, err := s.WriteCallOps(context.Background(), ops); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // TestMergesUpdateRowsInPlace: merging a call's end, refs and all, into
 // its stored row keeps the row where it is. DuckDB updates a list column
 // by deleting the row and inserting it again; refs are kept as text so
@@ -67,14 +80,9 @@ func TestMergesUpdateRowsInPlace(t *testing.T) {
 	s := openTestStore(t)
 	ctx := context.Background()
 	t0 := time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)
-	var ops []storage.CallOp
-	for i := range 10 {
-		ops = append(ops, storage.CallOp{Part: &storage.CallPart{Kind: storage.PartStart, Call: storage.Call{ProjectID: "e/p",
-			ID: fmt.Sprintf("c%d", i), OpName: "op", StartedAt: t0, InputRefs: []string{"weave:///e/p/object/in:d"}}}})
-	}
-	if _, err := s.WriteCallOps(ctx, ops); err != nil {
-		t.Fatal(err)
-	}
+	writeCallStarts(t, s, 10, func(i int) storage.Call {
+		return storage.Call{ProjectID: "e/p", ID: fmt.Sprintf("c%d", i), OpName: "op", StartedAt: t0, InputRefs: []string{"weave:///e/p/object/in:d"}}
+	})
 	rowids := func() map[string]int64 {
 		rows, err := s.db.QueryContext(ctx, "SELECT id, rowid FROM calls")
 		if err != nil {
@@ -197,14 +205,9 @@ func TestDeleteCallsCountsDescendants(t *testing.T) {
 func writeStarts(t *testing.T, s *Store, n int) {
 	t.Helper()
 	base := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
-	var ops []storage.CallOp
-	for i := range n {
-		ops = append(ops, storage.CallOp{Part: &storage.CallPart{Kind: storage.PartStart, Call: storage.Call{
-			ProjectID: "e/p", ID: fmt.Sprintf("c%02d", i), TraceID: "t", OpName: "op", StartedAt: base.Add(time.Duration(i) * time.Second)}}})
-	}
-	if _, err := s.WriteCallOps(context.Background(), ops); err != nil {
-		t.Fatal(err)
-	}
+	writeCallStarts(t, s, n, func(i int) storage.Call {
+		return storage.Call{ProjectID: "e/p", ID: fmt.Sprintf("c%02d", i), TraceID: "t", OpName: "op", StartedAt: base.Add(time.Duration(i) * time.Second)}
+	})
 }
 
 func TestQueryCallsPagesLongStreams(t *testing.T) {
