@@ -24,12 +24,16 @@ var stageColumns = []string{
 	"attributes", "inputs", "output", "summary", "otel_dump",
 	"exception", "wb_user_id", "wb_run_id", "wb_run_step", "wb_run_step_end",
 	"input_refs", "output_refs",
+	"usage_models", "usage_model", "usage_requests", "usage_prompt", "usage_completion", "usage_total",
+	"usage_cache_read", "usage_cache_create",
 }
 
 var (
 	startColumns = []string{"trace_id", "parent_id", "thread_id", "turn_id", "op_name", "display_name",
 		"started_at", "attributes", "inputs", "otel_dump", "wb_user_id", "wb_run_id", "wb_run_step", "input_refs"}
-	endColumns = []string{"ended_at", "exception", "output", "summary", "wb_run_step_end", "output_refs"}
+	endColumns = []string{"ended_at", "exception", "output", "summary", "wb_run_step_end", "output_refs",
+		"usage_models", "usage_model", "usage_requests", "usage_prompt", "usage_completion", "usage_total",
+		"usage_cache_read", "usage_cache_create"}
 )
 
 // mergeSQL merges appended parts into calls: a side present in the new
@@ -226,6 +230,7 @@ func (s *Store) appendAll(app *duckdbdriver.Appender, ops []storage.CallOp, what
 // packed.
 func (s *Store) partRow(p *storage.CallPart, dump any) []driver.Value {
 	c := &p.Call
+	u := usageColumns(c.Summary)
 	return []driver.Value{
 		c.ProjectID, c.ID, p.Kind.HasStart(), p.Kind.HasEnd(),
 		nullStr(c.TraceID), nullStr(c.ParentID), nullStr(c.ThreadID), nullStr(c.TurnID),
@@ -234,7 +239,26 @@ func (s *Store) partRow(p *storage.CallPart, dump any) []driver.Value {
 		nullJSON(c.Attributes), nullJSON(c.Inputs), nullJSON(c.Output), nullJSON(c.Summary), dump,
 		nullStrPtr(c.Exception), nullStr(c.WBUserID), nullStr(c.WBRunID), nullInt(c.WBRunStep), nullInt(c.WBRunStepEnd),
 		refsText(c.InputRefs), refsText(c.OutputRefs),
+		u.models, u.model, u.Requests, u.Prompt, u.Completion, u.Total, u.CacheRead, u.CacheCreate,
 	}
+}
+
+// typedUsage is a summary's usage as the usage_* columns hold it
+// (migrations/0011_calls_usage.sql).
+type typedUsage struct {
+	storage.SummaryUsage
+	models, model driver.Value
+}
+
+func usageColumns(summary json.RawMessage) typedUsage {
+	u := storage.UsageOfSummary(summary)
+	switch {
+	case u.Typed():
+		return typedUsage{SummaryUsage: u, models: int32(1), model: u.Model}
+	case u.Models == 0:
+		return typedUsage{models: int32(0)}
+	}
+	return typedUsage{} // NULL: readers parse the summary
 }
 
 func nullStr(s string) driver.Value {

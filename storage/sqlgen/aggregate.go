@@ -72,6 +72,9 @@ func AggregateUsage(d Dialect, q storage.CallsAggregateQuery) (Statement, error)
 	if err != nil {
 		return Statement{}, err
 	}
+	if td, ok := d.(TypedUsageDialect); ok {
+		return typedAggregateUsage(td, p), nil
+	}
 	join, model, value := d.ObjectEntries("c.summary", "usage")
 	count := func(names ...string) string {
 		var terms []string
@@ -87,4 +90,33 @@ func AggregateUsage(d Dialect, q storage.CallsAggregateQuery) (Statement, error)
 		count("total_tokens") + " AS total_tokens FROM " + p.from() + join + " WHERE " + andAll(p.where) +
 		" GROUP BY bucket, model ORDER BY bucket, model"
 	return Statement{SQL: sql, Args: p.b.args}, nil
+}
+
+// typedAggregateUsage sums the typed usage columns of the calls with one
+// model, and the parsed summaries of the calls whose usage is not typed
+// (more models, or rows written before the columns). A model given twice
+// in one summary counts once, with its last entry, as costs read it.
+func typedAggregateUsage(d TypedUsageDialect, p *aggregatePlan) Statement {
+	where := andAll(p.where)
+	typed := "SELECT " + p.bucket + " AS bucket, c.usage_model AS model, c.usage_requests AS requests, " +
+		"c.usage_prompt AS prompt, c.usage_completion AS completion, c.usage_total AS total FROM " + p.from() +
+		" WHERE " + where + " AND c.usage_models = 1"
+	entries := "SELECT " + p.bucket + " AS bucket, unnest(" + d.UsageEntries("c.summary") + ") AS _e FROM " + p.from() +
+		" WHERE " + where + " AND (c.usage_models IS NULL OR c.usage_models > 1)"
+	count := func(keys ...string) string {
+		terms := make([]string, len(keys))
+		for i, k := range keys {
+			terms[i] = "coalesce(" + d.UsageCount("_e.value", k, nil) + ", 0)"
+		}
+		return strings.Join(terms, " + ")
+	}
+	parsed := "SELECT bucket, _e.key, " + count("requests") + ", " + count("prompt_tokens", "input_tokens") + ", " +
+		count("completion_tokens", "output_tokens") + ", " + count("total_tokens") + " FROM (" + entries + ")"
+	// A sum of counts each under 2^53 can still pass BIGINT's range; it
+	// is held at its bounds rather than failing the project's charts.
+	sum := func(col string) string { return "CAST(greatest(least(sum(" + col + "), 9.2e18), -9.2e18) AS BIGINT)" }
+	sql := p.withClause() + "SELECT bucket, model, " + sum("requests") + " AS requests, " + sum("prompt") +
+		" AS prompt_tokens, " + sum("completion") + " AS completion_tokens, " + sum("total") +
+		" AS total_tokens FROM (" + typed + " UNION ALL " + parsed + ") GROUP BY bucket, model ORDER BY bucket, model"
+	return Statement{SQL: sql, Args: p.b.args}
 }

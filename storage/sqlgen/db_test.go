@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -55,11 +56,19 @@ func openDB(t testing.TB) *sql.DB {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	ddl, err := os.ReadFile("../duckdb/migrations/0001_calls.sql")
-	if err != nil {
-		t.Fatal(err)
+	names, err := filepath.Glob("../duckdb/migrations/*_calls*.sql")
+	if err != nil || len(names) == 0 {
+		t.Fatalf("calls migrations: %v", err)
 	}
-	for _, stmt := range []string{string(ddl), feedbackDDL} {
+	var stmts []string
+	for _, name := range names { // Glob sorts, as the store applies them
+		ddl, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		stmts = append(stmts, string(ddl))
+	}
+	for _, stmt := range append(stmts, feedbackDDL) {
 		if _, err := db.Exec(stmt); err != nil {
 			t.Fatal(err)
 		}

@@ -146,3 +146,20 @@ type SpanPrice struct {
 
 // zeroPrice prices nothing.
 var zeroPrice = SpanPrice{Prompt: "0", Completion: "0", CacheRead: "0", CacheCreate: "0"}
+
+// TypedUsageDialect is a Dialect whose calls table keeps summary.usage
+// typed beside the summary (storage.SummaryUsage): usage_models, and for
+// a call with one model usage_model and its counts. Token totals, costs
+// and usage sums then read those columns and parse the summary only for
+// the rows whose usage_models is neither 0 nor 1.
+type TypedUsageDialect interface {
+	Dialect
+	// UsageOne is term over the one typed entry of model, with the costs
+	// of the span of model that holds at (as UsageSum gives them), 0 when
+	// term is NULL.
+	UsageOne(model, at string, spans *PriceSpans, term func(price SpanPrice) string) string
+	// UsageEntries is the list of a summary's usage entries (key: the
+	// model, value: an entry to read with UsageCount), a model given
+	// twice once; NULL when the summary has no usage object.
+	UsageEntries(doc string) string
+}

@@ -17,7 +17,7 @@ var duckUsageShape = `'{"usage": "MAP(VARCHAR, STRUCT(` + strings.Join(usageKeys
 // the usage map: list_sum of no entries is NULL. Each entry looks its
 // span up once, in duckSpan.
 func (DuckDB) UsageSum(doc, at string, spans *PriceSpans, term func(entry string, price SpanPrice) string) string {
-	entries := "map_entries(json_transform(" + doc + ", " + duckUsageShape + ").usage)"
+	entries := DuckDB{}.UsageEntries(doc)
 	if spans == nil {
 		return "list_sum(list_transform(" + entries + ", lambda _e: coalesce(" + term("_e.value", zeroPrice) + ", 0)))"
 	}
@@ -39,7 +39,30 @@ func duckSpan(model, at string, spans *PriceSpans) string {
 }
 
 // UsageCount implements Dialect on the typed entry: key is one of
-// usageKeys, a field of duckUsageShape.
+// usageKeys, a field of duckUsageShape. A count of 2^53 or more (as
+// pricing reads counts) is none: sums of counts must fit the BIGINT they
+// are reported as, and one call's absurd count must not fail the sums of
+// a whole project.
 func (DuckDB) UsageCount(entry, key string, _ func() string) string {
-	return "TRY_CAST(" + entry + "." + key + " AS DOUBLE)"
+	n := "TRY_CAST(" + entry + "." + key + " AS DOUBLE)"
+	return "(CASE WHEN abs(" + n + ") < " + maxUsageCount + " THEN " + n + " END)"
+}
+
+// maxUsageCount bounds a usage count, as pricing's number does.
+const maxUsageCount = "9007199254740992"
+
+// UsageOne implements TypedUsageDialect: the calls table's usage_*
+// columns (storage/duckdb/migrations/0011_calls_usage.sql).
+func (DuckDB) UsageOne(model, at string, spans *PriceSpans, term func(price SpanPrice) string) string {
+	if spans == nil {
+		return "coalesce(" + term(zeroPrice) + ", 0)"
+	}
+	price := SpanPrice{Prompt: spans.Prompt + "[_s]", Completion: spans.Completion + "[_s]",
+		CacheRead: spans.CacheRead + "[_s]", CacheCreate: spans.CacheCreate + "[_s]"}
+	return "list_transform([" + duckSpan(model, at, spans) + "], lambda _s: coalesce(" + term(price) + ", 0))[1]"
+}
+
+// UsageEntries implements TypedUsageDialect.
+func (DuckDB) UsageEntries(doc string) string {
+	return "map_entries(json_transform(" + doc + ", " + duckUsageShape + ").usage)"
 }

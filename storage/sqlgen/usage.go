@@ -13,7 +13,7 @@ import (
 // and a model without a price costs 0.
 
 // usageKeys are the counts a usage entry is read under.
-var usageKeys = []string{"prompt_tokens", "input_tokens", "completion_tokens", "output_tokens", "total_tokens",
+var usageKeys = []string{"requests", "prompt_tokens", "input_tokens", "completion_tokens", "output_tokens", "total_tokens",
 	"cache_read_input_tokens", "cache_creation_input_tokens"}
 
 // usageCount renders an entry's count under the first key that holds a
@@ -38,30 +38,71 @@ func joinPlus(terms []string) string {
 	return s
 }
 
-// totalTokens is summary.weave.total_tokens: per model total_tokens when
-// it is a non-zero number, else prompt plus completion tokens (both
-// spellings), as the UI totals a call.
+// usageCounts are the counts of one usage entry that token totals and
+// costs read: prompt and completion add both spellings.
+type usageCounts struct{ total, prompt, completion, read, write string }
+
+// entryCounts reads the counts of a UsageSum entry.
+func (fs *fields) entryCounts(entry string) usageCounts {
+	return usageCounts{
+		total:      fs.usageCount(entry, "total_tokens"),
+		prompt:     fs.usageCount(entry, "prompt_tokens", "input_tokens"),
+		completion: fs.usageCount(entry, "completion_tokens", "output_tokens"),
+		read:       fs.usageCount(entry, "cache_read_input_tokens"),
+		write:      fs.usageCount(entry, "cache_creation_input_tokens"),
+	}
+}
+
+// typedCounts reads the counts of a call's typed usage entry.
+func (fs *fields) typedCounts() usageCounts {
+	return usageCounts{total: fs.col("usage_total"), prompt: fs.col("usage_prompt"), completion: fs.col("usage_completion"),
+		read: fs.col("usage_cache_read"), write: fs.col("usage_cache_create")}
+}
+
+// tokensOf is an entry's total: total_tokens when it is non-zero, else
+// prompt plus completion tokens, as the UI totals a call.
+func tokensOf(u usageCounts) string {
+	return "(CASE WHEN " + u.total + " <> 0 THEN " + u.total + " ELSE (" + u.prompt + " + " + u.completion + ") END)"
+}
+
+// costOf is what pricing.Compute charges for an entry at price (cached
+// input at the cache rates).
+func costOf(u usageCounts, p SpanPrice) string {
+	return "((" + u.prompt + " - " + u.read + " - " + u.write + ") * " + p.Prompt + " + " + u.completion + " * " + p.Completion +
+		" + " + u.read + " * " + p.CacheRead + " + " + u.write + " * " + p.CacheCreate + ")"
+}
+
+// typedUsage renders a sum over a call's usage entries: from the typed
+// columns when the dialect keeps them and the call has one model (or none:
+// NULL), else parsed from the summary by parsed.
+func (fs *fields) typedUsage(one func(TypedUsageDialect) string, parsed string) string {
+	td, ok := fs.d.(TypedUsageDialect)
+	if !ok {
+		return parsed
+	}
+	models := fs.col("usage_models")
+	return "(CASE WHEN " + models + " = 1 THEN " + one(td) + " WHEN " + models + " = 0 THEN NULL ELSE " + parsed + " END)"
+}
+
+// totalTokens is summary.weave.total_tokens, summed over the models.
 func (fs *fields) totalTokens() string {
-	return fs.d.UsageSum(fs.col("summary"), "", nil, func(v string, _ SpanPrice) string {
-		total := fs.usageCount(v, "total_tokens")
-		parts := fs.usageCount(v, "prompt_tokens", "input_tokens", "completion_tokens", "output_tokens")
-		return "(CASE WHEN " + total + " <> 0 THEN " + total + " ELSE " + parts + " END)"
+	parsed := fs.d.UsageSum(fs.col("summary"), "", nil, func(v string, _ SpanPrice) string {
+		return tokensOf(fs.entryCounts(v))
 	})
+	return fs.typedUsage(func(TypedUsageDialect) string { return tokensOf(fs.typedCounts()) }, parsed)
 }
 
 // cost is summary.weave.cost: per model the costs pricing.Compute charges
-// (cached input at the cache rates), at the price include_costs picks for
-// the call's start, summed.
+// at the price include_costs picks for the call's start, summed.
 func (fs *fields) cost() string {
 	spans := fs.priceSpans()
 	at := fs.d.EpochMicros(fs.col("started_at"))
-	return fs.d.UsageSum(fs.col("summary"), at, spans, func(v string, p SpanPrice) string {
-		prompt := fs.usageCount(v, "prompt_tokens", "input_tokens")
-		completion := fs.usageCount(v, "completion_tokens", "output_tokens")
-		read, write := fs.usageCount(v, "cache_read_input_tokens"), fs.usageCount(v, "cache_creation_input_tokens")
-		return "((" + prompt + " - " + read + " - " + write + ") * " + p.Prompt + " + " + completion + " * " + p.Completion +
-			" + " + read + " * " + p.CacheRead + " + " + write + " * " + p.CacheCreate + ")"
+	parsed := fs.d.UsageSum(fs.col("summary"), at, spans, func(v string, p SpanPrice) string {
+		return costOf(fs.entryCounts(v), p)
 	})
+	return fs.typedUsage(func(td TypedUsageDialect) string {
+		return td.UsageOne(fs.col("usage_model"), at, spans, func(p SpanPrice) string { return costOf(fs.typedCounts(), p) })
+	}, parsed)
 }
 
 // priceSpans binds the schedule of the query's prices once per
