@@ -17,6 +17,7 @@ type soakSample struct {
 	at         time.Duration // since the load started
 	pid        int
 	rssMiB     float64
+	heapMiB    float64 // the Go heap in use: what RSS holds besides the store's buffer pool
 	goroutines int
 	fds        int
 	agentRSS   float64
@@ -41,13 +42,13 @@ func (s *soak) sample() {
 		fmt.Fprintf(s.log, "  %8v  center down (killed, starting again)\n", at)
 		return
 	}
-	m, err := scrapeMetrics(s.center.url+"/metrics", "go_goroutines", "process_open_fds")
+	m, err := scrapeMetrics(s.center.url+"/metrics", "go_goroutines", "process_open_fds", "go_memstats_heap_inuse_bytes")
 	if err != nil || s.center.pid() != pid {
 		fmt.Fprintf(s.log, "  %8v  center pid %d: no metrics (%v)\n", at, pid, err)
 		return
 	}
 	sm := soakSample{at: at, pid: pid, rssMiB: float64(procKiB(pid, "VmRSS")) / 1024,
-		goroutines: int(m["go_goroutines"]), fds: int(m["process_open_fds"])}
+		heapMiB: m["go_memstats_heap_inuse_bytes"] / (1 << 20), goroutines: int(m["go_goroutines"]), fds: int(m["process_open_fds"])}
 	if sm.fds == 0 {
 		if fds, err := os.ReadDir(fmt.Sprintf("/proc/%d/fd", pid)); err == nil {
 			sm.fds = len(fds)
@@ -66,8 +67,8 @@ func (s *soak) sample() {
 	spans, _, _ := s.spans.counts()
 	_, kills, crashes := s.center.counts()
 	_, _, agentCrashes := s.agent.counts()
-	fmt.Fprintf(s.log, "  %8v  center pid %d RSS %4.0f MiB, %4d goroutines, %3d fds | agent RSS %3.0f MiB, %5.0f to forward | acked %d calls, %d spans | %d requests, %d kills, %d crashes, %d short reads, %d duplicate reads, %d failed\n",
-		at, pid, sm.rssMiB, sm.goroutines, sm.fds, sm.agentRSS, sm.forward, calls, spans, s.stats.total(), kills,
+	fmt.Fprintf(s.log, "  %8v  center pid %d RSS %4.0f MiB (Go heap %3.0f), %4d goroutines, %3d fds | agent RSS %3.0f MiB, %5.0f to forward | acked %d calls, %d spans | %d requests, %d kills, %d crashes, %d short reads, %d duplicate reads, %d failed\n",
+		at, pid, sm.rssMiB, sm.heapMiB, sm.goroutines, sm.fds, sm.agentRSS, sm.forward, calls, spans, s.stats.total(), kills,
 		len(crashes)+len(agentCrashes), short, dup, s.failedRequests())
 }
 
@@ -144,7 +145,8 @@ type soakReport struct {
 	LostLeases                                        int
 
 	RSSFirst, RSSPeak, RSSLastThirdAvg, RSSMiddleMax, RSSLastMax float64 // MiB
-	Levelled, LevelJudged                                        bool
+	HeapFirst, HeapMiddleMax, HeapLastMax                        float64 // MiB
+	Levelled, HeapLevelled, LevelJudged                          bool
 	GoroutinesFirst, GoroutinesLast, FDsFirst, FDsLast           int
 	Samples                                                      int
 
@@ -180,7 +182,7 @@ func (s *soak) fillReport(r *soakReport) {
 		return
 	}
 	first, last := samples[0], samples[len(samples)-1]
-	r.RSSFirst = first.rssMiB
+	r.RSSFirst, r.HeapFirst = first.rssMiB, first.heapMiB
 	r.GoroutinesFirst, r.GoroutinesLast = first.goroutines, last.goroutines
 	r.FDsFirst, r.FDsLast = first.fds, last.fds
 	var lastSum float64
@@ -190,8 +192,10 @@ func (s *soak) fillReport(r *soakReport) {
 		switch third := 3 * sm.at / max(r.Duration, time.Second); {
 		case third == 1:
 			r.RSSMiddleMax = max(r.RSSMiddleMax, sm.rssMiB)
+			r.HeapMiddleMax = max(r.HeapMiddleMax, sm.heapMiB)
 		case third >= 2:
 			r.RSSLastMax = max(r.RSSLastMax, sm.rssMiB)
+			r.HeapLastMax = max(r.HeapLastMax, sm.heapMiB)
 			lastSum += sm.rssMiB
 			lastN++
 		}
@@ -199,8 +203,15 @@ func (s *soak) fillReport(r *soakReport) {
 	if lastN > 0 {
 		r.RSSLastThirdAvg = lastSum / float64(lastN)
 	}
-	r.Levelled = r.RSSMiddleMax > 0 && r.RSSLastMax <= 1.15*r.RSSMiddleMax
+	r.Levelled = levelled(r.RSSMiddleMax, r.RSSLastMax)
+	r.HeapLevelled = levelled(r.HeapMiddleMax, r.HeapLastMax)
 	r.LevelJudged = r.Duration >= levelJudgedFrom
+}
+
+// levelled is the soak's rule for a memory curve that levelled off: the
+// last third's peak within 15% of the middle third's.
+func levelled(middleMax, lastMax float64) bool {
+	return middleMax > 0 && lastMax <= 1.15*middleMax
 }
 
 // failures lists the counts that must be zero and are not.
@@ -226,6 +237,9 @@ func (r soakReport) failures() []string {
 	}
 	if r.LevelJudged && !r.Levelled {
 		out = append(out, fmt.Sprintf("center RSS did not level off (last third max %.0f MiB, middle third %.0f MiB)", r.RSSLastMax, r.RSSMiddleMax))
+	}
+	if r.LevelJudged && !r.HeapLevelled {
+		out = append(out, fmt.Sprintf("center Go heap did not level off (last third max %.0f MiB, middle third %.0f MiB)", r.HeapLastMax, r.HeapMiddleMax))
 	}
 	return out
 }
@@ -264,21 +278,25 @@ func (r soakReport) print(w io.Writer) {
 		r.Hooks, r.HooksMissing, r.HooksRepeated, r.BadSignatures), mustBe(r.HooksMissing+r.BadSignatures))
 	row("training", fmt.Sprintf("%d steps acknowledged, %d lost, %d duplicated (%d leases lost)", r.TrainSteps, r.TrainLost, r.TrainDuplicated, r.LostLeases),
 		mustBe(r.TrainLost+r.TrainDuplicated))
-	level := "levelled off"
-	if !r.Levelled {
-		level = "did NOT level off"
-	}
-	verdict := ""
-	if r.LevelJudged {
-		verdict = "ok"
-		if !r.Levelled {
-			verdict = "LEAK?"
+	judge := func(ok bool) (level, verdict string) {
+		level = "levelled off"
+		if !ok {
+			level = "did NOT level off"
 		}
-	} else {
-		level += fmt.Sprintf(" (not judged under %v)", levelJudgedFrom)
+		if !r.LevelJudged {
+			return level + fmt.Sprintf(" (not judged under %v)", levelJudgedFrom), ""
+		}
+		if !ok {
+			return level, "LEAK?"
+		}
+		return level, "ok"
 	}
+	level, verdict := judge(r.Levelled)
 	row("center RSS", fmt.Sprintf("first %.0f MiB, peak %.0f MiB, last-third average %.0f MiB", r.RSSFirst, r.RSSPeak, r.RSSLastThirdAvg), "")
 	row("", fmt.Sprintf("max middle third %.0f MiB, last third %.0f MiB: %s", r.RSSMiddleMax, r.RSSLastMax, level), verdict)
+	level, verdict = judge(r.HeapLevelled)
+	row("center Go heap", fmt.Sprintf("first %.0f MiB, max middle third %.0f MiB, last third %.0f MiB: %s",
+		r.HeapFirst, r.HeapMiddleMax, r.HeapLastMax, level), verdict)
 	row("goroutines", fmt.Sprintf("first %d, last %d (%d samples)", r.GoroutinesFirst, r.GoroutinesLast, r.Samples), "")
 	row("open fds", fmt.Sprintf("first %d, last %d", r.FDsFirst, r.FDsLast), "")
 	fmt.Fprintf(w, "  %-32s %8s %7s %6s %11s %10s %10s %10s\n", "requests", "ok", "refused", "failed", "interrupted", "p50", "p99", "max")
