@@ -31,8 +31,10 @@ import (
 // It runs for WEFT_STRESS_DURATION (a Go duration, shared by its cases)
 // when that is set, and for a few seconds otherwise, on a buffer pool of
 // WEFT_STRESS_MEMORY_MB (the store's default otherwise). With 128 it
-// reproduces DuckDB's native crash under a full pool within minutes
-// (docs/adr/0020-checkpoints-apart-from-reads.md).
+// reproduced DuckDB's native crash under a full pool within minutes, and
+// short reads after a fresh store's first checkpoint, until merges updated
+// rows in place through a stage table (docs/adr/0020 to 0022); reads the
+// pool cannot hold are refused (counted), never short.
 func TestStoreUnderConcurrentWritesReadsAndCheckpoints(t *testing.T) {
 	d := 8 * time.Second
 	if v := os.Getenv("WEFT_STRESS_DURATION"); v != "" {
