@@ -246,15 +246,15 @@ func (s *Store) partRow(p *storage.CallPart, dump any) []driver.Value {
 // typedUsage is a summary's usage as the usage_* columns hold it
 // (migrations/0011_calls_usage.sql).
 type typedUsage struct {
-	storage.SummaryUsage
+	summaryUsage
 	models, model driver.Value
 }
 
 func usageColumns(summary json.RawMessage) typedUsage {
-	u := storage.UsageOfSummary(summary)
+	u := usageOfSummary(summary)
 	switch {
 	case u.Typed():
-		return typedUsage{SummaryUsage: u, models: int32(1), model: u.Model}
+		return typedUsage{summaryUsage: u, models: int32(1), model: u.Model}
 	case u.Models == 0:
 		return typedUsage{models: int32(0)}
 	}

@@ -148,7 +148,7 @@ type SpanPrice struct {
 var zeroPrice = SpanPrice{Prompt: "0", Completion: "0", CacheRead: "0", CacheCreate: "0"}
 
 // TypedUsageDialect is a Dialect whose calls table keeps summary.usage
-// typed beside the summary (storage.SummaryUsage): usage_models, and for
+// typed beside the summary (summaryUsage in storage/duckdb): usage_models, and for
 // a call with one model usage_model and its counts. Token totals, costs
 // and usage sums then read those columns and parse the summary only for
 // the rows whose usage_models is neither 0 nor 1.

@@ -1,4 +1,4 @@
--- summary.usage typed, written with the summary (storage.SummaryUsage):
+-- summary.usage typed, written with the summary (summaryUsage in storage/duckdb):
 -- token sorts, costs and the charts' usage sums read these numbers
 -- instead of parsing every call's summary. usage_models is the number of
 -- models in summary.usage when only those columns are needed to read it
