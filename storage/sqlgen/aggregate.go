@@ -56,10 +56,10 @@ func AggregateBuckets(d Dialect, q storage.CallsAggregateQuery) (Statement, erro
 		return Statement{}, err
 	}
 	latency := d.MillisBetween("c.started_at", "c.ended_at")
+	lq := d.Quantiles(latency, 0.5, 0.95, 0.99)
 	sql := p.withClause() + "SELECT " + p.bucket + " AS bucket, count(*) AS call_count, " +
 		d.SumInt("CASE WHEN c.exception IS NOT NULL THEN 1 ELSE 0 END") + " AS error_count, " +
-		d.Quantile(latency, 0.5) + " AS latency_p50, " + d.Quantile(latency, 0.95) + " AS latency_p95, " +
-		d.Quantile(latency, 0.99) + " AS latency_p99 FROM " + p.from() + " WHERE " + andAll(p.where) +
+		lq[0] + " AS latency_p50, " + lq[1] + " AS latency_p95, " + lq[2] + " AS latency_p99 FROM " + p.from() + " WHERE " + andAll(p.where) +
 		" GROUP BY bucket ORDER BY bucket"
 	return Statement{SQL: sql, Args: p.b.args}, nil
 }

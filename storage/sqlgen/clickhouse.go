@@ -246,10 +246,16 @@ func (ClickHouse) MillisBetween(start, end string) string {
 	return "((toUnixTimestamp64Micro(" + end + ") - toUnixTimestamp64Micro(" + start + ")) / 1000.0)"
 }
 
-// Quantile implements Dialect: the inclusive exact quantile interpolates
-// linearly between the two nearest values, as quantile_cont does.
-func (ClickHouse) Quantile(expr string, level float64) string {
-	return "quantileExactInclusive(" + strconv.FormatFloat(level, 'f', -1, 64) + ")(" + expr + ")"
+// Quantiles implements Dialect: the inclusive exact quantiles
+// interpolate linearly between the two nearest values, as quantile_cont
+// does; ClickHouse computes identical aggregates once.
+func (ClickHouse) Quantiles(expr string, levels ...float64) []string {
+	agg := "quantilesExactInclusive(" + formatLevels(levels) + ")(" + expr + ")"
+	out := make([]string, len(levels))
+	for i := range levels {
+		out[i] = agg + "[" + strconv.Itoa(i+1) + "]"
+	}
+	return out
 }
 
 // ArgMin implements Dialect; aggregates skip rows whose key is NULL.

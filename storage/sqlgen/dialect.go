@@ -99,8 +99,10 @@ type Dialect interface {
 	SumInt(expr string) string
 	// MillisBetween is end - start in (fractional) milliseconds.
 	MillisBetween(start, end string) string
-	// Quantile is the linearly interpolated quantile aggregate.
-	Quantile(expr string, level float64) string
+	// Quantiles are the linearly interpolated quantiles of expr at levels,
+	// one expression each, computed by one aggregate: each level as its own
+	// aggregate kept and sorted the values once per level.
+	Quantiles(expr string, levels ...float64) []string
 	// ArgMin and ArgMax are aggregates returning arg at the smallest or
 	// largest key, ignoring rows whose key is NULL.
 	ArgMin(arg, key string) string

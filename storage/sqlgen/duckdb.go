@@ -194,9 +194,24 @@ func (DuckDB) MillisBetween(start, end string) string {
 	return "((epoch_us(" + end + ") - epoch_us(" + start + ")) / 1000.0)"
 }
 
-// Quantile implements Dialect.
-func (DuckDB) Quantile(expr string, level float64) string {
-	return "quantile_cont(" + expr + ", " + strconv.FormatFloat(level, 'f', -1, 64) + ")"
+// Quantiles implements Dialect: DuckDB binds identical aggregates once,
+// so each element reads the same list.
+func (DuckDB) Quantiles(expr string, levels ...float64) []string {
+	agg := "quantile_cont(" + expr + ", [" + formatLevels(levels) + "])"
+	out := make([]string, len(levels))
+	for i := range levels {
+		out[i] = agg + "[" + strconv.Itoa(i+1) + "]"
+	}
+	return out
+}
+
+// formatLevels lists quantile levels as SQL numbers.
+func formatLevels(levels []float64) string {
+	parts := make([]string, len(levels))
+	for i, l := range levels {
+		parts[i] = strconv.FormatFloat(l, 'f', -1, 64)
+	}
+	return strings.Join(parts, ", ")
 }
 
 // ArgMin implements Dialect.

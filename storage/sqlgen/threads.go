@@ -46,10 +46,11 @@ func ThreadsSelect(d Dialect, q storage.ThreadsQuery) (Statement, error) {
 	}
 	turns := "_turns AS (SELECT c.thread_id, c.id, c.started_at, c.ended_at, " +
 		d.MillisBetween("c.started_at", "c.ended_at") + " AS dur FROM " + d.ReadCurrent(callsTable, "c") + " WHERE " + andAll(where) + ")"
+	quantiles := d.Quantiles("dur", 0.5, 0.99)
 	threads := "_threads AS (SELECT thread_id, count(*) AS turn_count, min(started_at) AS start_time, " +
 		"max(ended_at) AS last_updated, " + d.ArgMin("id", "(started_at, id)") + " AS first_turn_id, " +
 		d.ArgMax("id", "(CASE WHEN ended_at IS NOT NULL THEN (ended_at, id) END)") + " AS last_turn_id, " +
-		d.Quantile("dur", 0.5) + " AS p50_turn_duration_ms, " + d.Quantile("dur", 0.99) + " AS p99_turn_duration_ms " +
+		quantiles[0] + " AS p50_turn_duration_ms, " + quantiles[1] + " AS p99_turn_duration_ms " +
 		"FROM _turns GROUP BY thread_id)"
 	sql := "WITH " + turns + ", " + threads + " SELECT " + sqlList(ThreadColumns) +
 		" FROM _threads WHERE last_updated IS NOT NULL ORDER BY " + sqlList(order)
