@@ -89,16 +89,7 @@ func usageEntry(model string, entry json.RawMessage) summaryUsage {
 		return summaryUsage{Models: -1}
 	}
 	u := summaryUsage{Models: 1, Model: model}
-	for _, c := range []struct {
-		key string
-		to  *float64
-	}{
-		{"requests", &u.Requests},
-		{"prompt_tokens", &u.Prompt}, {"input_tokens", &u.Prompt},
-		{"completion_tokens", &u.Completion}, {"output_tokens", &u.Completion},
-		{"total_tokens", &u.Total},
-		{"cache_read_input_tokens", &u.CacheRead}, {"cache_creation_input_tokens", &u.CacheCreate},
-	} {
+	for _, c := range u.countFields() {
 		v, ok := usageCount(counts[c.key])
 		if !ok {
 			return summaryUsage{Models: -1}
@@ -106,6 +97,25 @@ func usageEntry(model string, entry json.RawMessage) summaryUsage {
 		*c.to += v
 	}
 	return u
+}
+
+// countField is a key of a model's usage entry and the count of u it
+// adds to.
+type countField struct {
+	key string
+	to  *float64
+}
+
+// countFields are the keys the typed form reads, both spellings adding to
+// one count, as the readers' SQL (sqlgen's usageKeys) reads them.
+func (u *summaryUsage) countFields() [8]countField {
+	return [8]countField{
+		{"requests", &u.Requests},
+		{"prompt_tokens", &u.Prompt}, {"input_tokens", &u.Prompt},
+		{"completion_tokens", &u.Completion}, {"output_tokens", &u.Completion},
+		{"total_tokens", &u.Total},
+		{"cache_read_input_tokens", &u.CacheRead}, {"cache_creation_input_tokens", &u.CacheCreate},
+	}
 }
 
 // usageCount reads a count: absent or null is 0, a JSON number its value;
@@ -179,16 +189,7 @@ func scanUsageValue(b []byte) (summaryUsage, bool) {
 // scanCounts reads one model's counts: each known one at most once, a
 // JSON number under maxUsageCount or null.
 func scanCounts(b []byte, u *summaryUsage) bool {
-	fields := []struct {
-		key string
-		to  *float64
-	}{
-		{"requests", &u.Requests},
-		{"prompt_tokens", &u.Prompt}, {"input_tokens", &u.Prompt},
-		{"completion_tokens", &u.Completion}, {"output_tokens", &u.Completion},
-		{"total_tokens", &u.Total},
-		{"cache_read_input_tokens", &u.CacheRead}, {"cache_creation_input_tokens", &u.CacheCreate},
-	}
+	fields := u.countFields()
 	var seen uint
 	return scanObject(b, 0, func(key []byte, v, end int) bool {
 		for n, f := range fields {
