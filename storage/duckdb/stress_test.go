@@ -74,8 +74,8 @@ func TestStoreUnderConcurrentWritesReadsAndCheckpoints(t *testing.T) {
 					t.Fatalf("round %d failed", round)
 				}
 			}
-			t.Logf("%d write batches, %d checkpoints, %d calls committed; %d whole reads (%d canceled, %d stopped by a checkpoint), %d point reads; %d reads refused for memory",
-				st.batches.Load(), st.checkpoints.Load(), st.committed.Load(), st.reads.Load(), st.canceled.Load(), st.stopped.Load(), st.points.Load(), st.refused.Load())
+			t.Logf("%d write batches (%d refused for memory and written again), %d checkpoints, %d calls committed; %d whole reads (%d canceled, %d stopped by a checkpoint), %d point reads; %d reads refused for memory",
+				st.batches.Load(), st.writesRefused.Load(), st.checkpoints.Load(), st.committed.Load(), st.reads.Load(), st.canceled.Load(), st.stopped.Load(), st.points.Load(), st.refused.Load())
 			if st.reads.Load()-st.canceled.Load()-st.stopped.Load() == 0 {
 				t.Error("no read ran to its end; the run proves nothing")
 			}
@@ -144,28 +144,30 @@ func (st *stressRun) round(t *testing.T, dir string, d time.Duration) bool {
 
 type stressRun struct {
 	// endsPerBatch is how many stored calls each write batch merges into.
-	endsPerBatch int
-	memoryMB     int          // the store's buffer pool
-	committed    atomic.Int64 // calls whose start is committed, ids s0..s(n-1)
-	batches      atomic.Int64
-	checkpoints  atomic.Int64
-	stopped      atomic.Int64 // whole reads a checkpoint stopped
-	reads        atomic.Int64
-	canceled     atomic.Int64
-	points       atomic.Int64
-	refused      atomic.Int64 // reads DuckDB refused for memory, below the default pool
+	endsPerBatch  int
+	memoryMB      int          // the store's buffer pool
+	committed     atomic.Int64 // calls whose start is committed, ids s0..s(n-1)
+	batches       atomic.Int64
+	checkpoints   atomic.Int64
+	stopped       atomic.Int64 // whole reads a checkpoint stopped
+	reads         atomic.Int64
+	canceled      atomic.Int64
+	points        atomic.Int64
+	refused       atomic.Int64 // reads DuckDB refused for memory, below the default pool
+	writesRefused atomic.Int64 // write batches refused so, and written again
 }
 
-// refusedForMemory reports, and counts, a read that DuckDB refused with
-// an out-of-memory error on a pool smaller than the store's default: an
-// honest error on a pool sized to make DuckDB evict, not the short read
-// or the crash the test looks for. At the default pool it is a failure.
-func (st *stressRun) refusedForMemory(err error) bool {
+// refusedForMemory reports, and counts in n, a statement that DuckDB
+// refused with an out-of-memory error on a pool smaller than the store's
+// default: an honest error on a pool sized to make DuckDB evict, not the
+// short read or the crash the test looks for. At the default pool it is a
+// failure.
+func (st *stressRun) refusedForMemory(err error, n *atomic.Int64) bool {
 	var dbErr *duckdbdriver.Error
 	if st.memoryMB >= DefaultMemoryMB || !errors.As(err, &dbErr) || dbErr.Type != duckdbdriver.ErrorTypeOutOfMemory {
 		return false
 	}
-	st.refused.Add(1)
+	n.Add(1)
 	return true
 }
 
@@ -242,8 +244,8 @@ func (st *stressRun) write(ctx context.Context, s *Store) error {
 			ops = append(ops, storage.CallOp{Update: &storage.CallUpdate{ProjectID: stressProject, ID: fmt.Sprintf("s%08d", i),
 				DisplayName: fmt.Sprintf("renamed-%d", rng.IntN(1000))}})
 		}
-		if _, err := s.WriteCallOps(context.WithoutCancel(ctx), ops); err != nil {
-			return fmt.Errorf("write batch %d: %w", st.batches.Load(), err)
+		if err := st.writeBatch(ctx, s, ops); err != nil {
+			return err
 		}
 		st.committed.Store(next)
 		// Every fifth batch a checkpoint that gives way to paged reads, as
@@ -265,6 +267,24 @@ func (st *stressRun) write(ctx context.Context, s *Store) error {
 		}
 	}
 	return nil
+}
+
+// writeBatch writes one batch. A batch DuckDB refuses for memory, on a
+// pool below the default, is written again after a pause, as the storage
+// exporter does (its transaction was rolled back); it is counted, and
+// fails the run only when the store never takes it.
+func (st *stressRun) writeBatch(ctx context.Context, s *Store, ops []storage.CallOp) error {
+	const attempts = 50
+	for attempt := 1; ; attempt++ {
+		_, err := s.WriteCallOps(context.WithoutCancel(ctx), ops)
+		if err == nil {
+			return nil
+		}
+		if attempt == attempts || !st.refusedForMemory(err, &st.writesRefused) {
+			return fmt.Errorf("write batch %d (attempt %d): %w", st.batches.Load(), attempt, err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 }
 
 // readPages reads the whole project in pages, canceling some reads part
@@ -293,7 +313,7 @@ func (st *stressRun) readPages(ctx context.Context, s *Store, seed uint64) error
 			st.canceled.Add(1)
 		case errors.Is(failed, errReadStopped):
 			st.stopped.Add(1) // a checkpoint could wait no longer: an error, not a short read
-		case st.refusedForMemory(failed):
+		case st.refusedForMemory(failed, &st.refused):
 		case failed != nil:
 			return fmt.Errorf("whole read: %w", failed)
 		case n < want:
@@ -333,7 +353,7 @@ func (st *stressRun) readPoints(ctx context.Context, s *Store) error {
 		canceled := rctx.Err() != nil
 		cancel()
 		st.points.Add(1)
-		if failed != nil && !canceled && !st.refusedForMemory(failed) {
+		if failed != nil && !canceled && !st.refusedForMemory(failed, &st.refused) {
 			return fmt.Errorf("point read: %w", failed)
 		}
 		if failed == nil && got == 0 {
