@@ -68,7 +68,7 @@ func (s *Store) queryInTransaction(ctx context.Context, q storage.CallsQuery, yi
 		report(storage.StoredCall{}, fmt.Errorf("query calls: %w", err))
 		return
 	}
-	s.queryPages(ctx, conn, q, report)
+	s.queryPages(ctx, s.calls.executing(conn), q, report)
 }
 
 // byIDs reports whether q reads a few calls or traces by id, whole: such a
@@ -110,7 +110,7 @@ func (s *Store) queryOnePage(ctx context.Context, q storage.CallsQuery, yield fu
 	return true
 }
 
-func (s *Store) queryPages(ctx context.Context, conn *sql.Conn, q storage.CallsQuery, yield func(storage.StoredCall, error) bool) {
+func (s *Store) queryPages(ctx context.Context, conn queryer, q storage.CallsQuery, yield func(storage.StoredCall, error) bool) {
 	remaining := q.Limit // 0 = unbounded
 	page := q
 	for {

@@ -87,6 +87,9 @@ var stageTableSQL = "CREATE TEMP TABLE IF NOT EXISTS call_parts AS SELECT " + st
 func (s *Store) WriteCallOps(ctx context.Context, ops []storage.CallOp) ([]storage.CallOpResult, error) {
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
+	if err := s.calls.err(); err != nil {
+		return nil, err
+	}
 	conn, err := s.db.Conn(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("duckdb conn: %w: %w", storage.ErrUnavailable, err)
@@ -101,11 +104,29 @@ func (s *Store) WriteCallOps(ctx context.Context, ops []storage.CallOp) ([]stora
 		rollback(conn)
 		return nil, err
 	}
-	if _, err := conn.ExecContext(ctx, "COMMIT"); err != nil {
-		rollback(conn)
-		return nil, fmt.Errorf("commit calls: %w", err)
+	if err := s.commitCalls(ctx, conn); err != nil {
+		return nil, err
 	}
 	return results, nil
+}
+
+// commitCalls commits conn's write transaction of calls apart from the
+// reads (callsGuard.commit). The COMMIT is not stopped with ctx: DuckDB
+// interrupted part way through a commit is a commit that failed. If it
+// fails, the store fails: it refuses every read and write of calls, and
+// Failed reports why, so that the process stops and the next start
+// replays the write-ahead log into a database opened afresh.
+func (s *Store) commitCalls(ctx context.Context, conn *sql.Conn) error {
+	err := s.calls.commit(func() error {
+		_, err := conn.ExecContext(context.WithoutCancel(ctx), "COMMIT")
+		return err
+	})
+	if err == nil {
+		return nil
+	}
+	rollback(conn)
+	s.watch.report(fmt.Errorf("the embedded database must be opened again: %w", err))
+	return fmt.Errorf("commit calls: %w", err)
 }
 
 // applyOps writes ops in order. The caller has merged the parts of each

@@ -163,6 +163,9 @@ func (s *Store) TryCheckpointCalls(ctx context.Context) (bool, error) {
 func (s *Store) forceCheckpoint(ctx context.Context) error {
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
+	if err := s.calls.err(); err != nil { // a commit failed while this waited
+		return err
+	}
 	if _, err := s.db.ExecContext(ctx, "FORCE CHECKPOINT "+callsCatalog); err != nil {
 		return fmt.Errorf("checkpoint calls: %w", err)
 	}

@@ -28,14 +28,22 @@ import (
 // running, and runs alone; one that cannot wait (checkpoint) stops the
 // paged reads still running after patience, so no client can hold
 // checkpoints, and with them every read queued behind one, for longer.
+//
+// It also keeps commits of call writes apart from executing reads (exec),
+// and, once a commit has failed, refuses every read (failed): see commit.
 type callsGuard struct {
 	patience time.Duration
+
+	// exec is held shared by each read statement while it executes and
+	// exclusively by a commit of call writes.
+	exec sync.RWMutex
 
 	mu      sync.Mutex
 	changed chan struct{} // closed (and replaced) when readers or closed change
 	readers int           // statements and paged reads running
 	closed  bool          // a checkpoint waits or runs: new reads wait
 	paged   map[*pagedRead]struct{}
+	failed  error // set once a commit failed: every read and checkpoint is refused
 }
 
 // pagedRead is a paged read holding the guard, which a checkpoint may stop.
@@ -64,6 +72,10 @@ func (g *callsGuard) signal() {
 func (g *callsGuard) enter(ctx context.Context) error {
 	for {
 		g.mu.Lock()
+		if err := g.failed; err != nil {
+			g.mu.Unlock()
+			return err
+		}
 		if !g.closed {
 			g.readers++
 			g.mu.Unlock()
@@ -77,6 +89,48 @@ func (g *callsGuard) enter(ctx context.Context) error {
 			return context.Cause(ctx)
 		}
 	}
+}
+
+// commit runs f, the COMMIT of a write transaction of calls, while no read
+// statement executes. On DuckDB 1.5.6 a commit that fails part way (out
+// of memory pinning the transaction's undo buffer, which reads running
+// beside it had filled the pool with their own pinned blocks) frees the
+// versions of the rows it updated while the table still points at them:
+// the next read of those rows dereferences freed memory and the process
+// dies natively (SIGSEGV in duckdb::UndoBufferPointer::Pin; upstream
+// duckdb/duckdb#26019, see docs/adr/0024-commits-apart-from-reads.md).
+// Alone, a commit needs only the memory its own transaction holds. If it
+// fails all the same, the guard fails: no read or checkpoint touches the
+// table again in this process, and err says why.
+func (g *callsGuard) commit(f func() error) error {
+	g.exec.Lock()
+	defer g.exec.Unlock()
+	if err := g.err(); err != nil {
+		return err
+	}
+	if err := f(); err != nil {
+		g.fail(err)
+		return g.err()
+	}
+	return nil
+}
+
+// fail refuses every read and checkpoint from now on, with an error that
+// wraps cause and storage.ErrUnavailable; the first failure is kept.
+func (g *callsGuard) fail(cause error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.failed == nil {
+		g.failed = fmt.Errorf("the calls table cannot be used until weft is started again (a commit failed: %w): %w", cause, storage.ErrUnavailable)
+		g.signal()
+	}
+}
+
+// err is the guard's failure, nil while it works.
+func (g *callsGuard) err() error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.failed
 }
 
 func (g *callsGuard) leave() {
@@ -126,6 +180,11 @@ func (g *callsGuard) guarded(db queryer) queryer { return guardedQueryer{g, db} 
 // at once, having run nothing.
 func (g *callsGuard) tryCheckpoint(f func() error) (bool, error) {
 	g.mu.Lock()
+	if g.failed != nil {
+		err := g.failed
+		g.mu.Unlock()
+		return false, err
+	}
 	if len(g.paged) > 0 || g.closed {
 		g.mu.Unlock()
 		return false, nil
@@ -140,6 +199,11 @@ func (g *callsGuard) tryCheckpoint(f func() error) (bool, error) {
 func (g *callsGuard) checkpoint(f func() error) error {
 	for {
 		g.mu.Lock()
+		if g.failed != nil {
+			err := g.failed
+			g.mu.Unlock()
+			return err
+		}
 		if !g.closed {
 			g.closed = true
 			g.mu.Unlock()
@@ -169,6 +233,10 @@ func (g *callsGuard) run(f func() error, patience time.Duration) error {
 	}
 	for {
 		g.mu.Lock()
+		if err := g.failed; err != nil {
+			g.mu.Unlock()
+			return err
+		}
 		if g.readers == 0 {
 			g.mu.Unlock()
 			return f()
@@ -198,5 +266,26 @@ func (q guardedQueryer) QueryContext(ctx context.Context, text string, args ...a
 		return nil, err
 	}
 	defer q.g.leave()
+	return executingQueryer(q).QueryContext(ctx, text, args...)
+}
+
+// executing returns db, on which the caller already holds the guard (a
+// paged read's transaction), with each statement holding exec while it
+// executes.
+func (g *callsGuard) executing(db queryer) queryer { return executingQueryer{g, db} }
+
+type executingQueryer struct {
+	g  *callsGuard
+	db queryer
+}
+
+func (q executingQueryer) QueryContext(ctx context.Context, text string, args ...any) (*sql.Rows, error) {
+	q.g.exec.RLock()
+	defer q.g.exec.RUnlock()
+	// A commit that failed while this statement waited for it left rows
+	// no statement may read.
+	if err := q.g.err(); err != nil {
+		return nil, err
+	}
 	return q.db.QueryContext(ctx, text, args...)
 }

@@ -106,8 +106,16 @@ func (s *Store) DB() *sql.DB { return s.db }
 
 // Close checkpoints and closes both database files: committed data is in
 // the files (and the main file's WAL), unlogged calls included.
+//
+// After a failed commit of calls (Failed reported it) it closes nothing:
+// closing would checkpoint the calls table, reading the rows the commit
+// left; the process is about to end, and what the calls file lacks is in
+// the write-ahead log.
 func (s *Store) Close() error {
 	s.stopWatchdog()
+	if err := s.calls.err(); err != nil {
+		return fmt.Errorf("close duckdb: not closed: %w", err)
+	}
 	s.stmts.close()
 	s.awaitConnsReturned(closeWait)
 	err := errors.Join(s.detach(), s.db.Close())

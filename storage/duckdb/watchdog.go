@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -28,8 +29,17 @@ const watchProbe = "SELECT (SELECT count(*) FROM (SELECT 1 FROM " + catalog + ".
 // Acknowledged writes wait in the write-ahead log meanwhile.
 type watchdog struct {
 	failed chan error
+	once   sync.Once
 	stop   context.CancelFunc
 	done   chan struct{}
+}
+
+// report sends err on failed and closes it, the first time only.
+func (w *watchdog) report(err error) {
+	w.once.Do(func() {
+		w.failed <- err
+		close(w.failed)
+	})
 }
 
 // Failed is closed after its one error when the database has been
@@ -52,12 +62,17 @@ func (s *Store) watchLoop(ctx context.Context, every time.Duration) {
 			return
 		case <-tick.C:
 		}
+		if s.calls.err() != nil {
+			return // a failed commit was reported; the calls table is not read again
+		}
 		probe, cancel := context.WithTimeout(ctx, every)
-		_, err := s.db.ExecContext(probe, watchProbe)
+		rows, err := s.calls.executing(s.db).QueryContext(probe, watchProbe)
+		if err == nil {
+			err = rows.Close()
+		}
 		cancel()
 		if err != nil && strings.Contains(err.Error(), invalidatedText) {
-			s.watch.failed <- fmt.Errorf("the embedded database failed and must be opened again: %w", err)
-			close(s.watch.failed)
+			s.watch.report(fmt.Errorf("the embedded database failed and must be opened again: %w", err))
 			return
 		}
 	}
