@@ -161,30 +161,7 @@ func (s *Store) queryPageByStarts(ctx context.Context, q storage.CallsQuery, yie
 	if s.located == nil || q.Limit > maxFetchRanges || q.IncludeTotalStorageSize || s.locate(q) != nil {
 		return false
 	}
-	st, err := sqlgen.CallsPageKeys(sqlgen.DuckDB{}, q)
-	if err != nil {
-		yield(storage.StoredCall{}, err)
-		return true
-	}
-	var (
-		keys            []pageKey
-		lowRow, highRow int64 = math.MaxInt64, math.MinInt64
-	)
-	err = s.eachRow(ctx, st, func(rows *sql.Rows) error {
-		var k pageKey
-		var started sql.NullTime
-		var row int64
-		if err := rows.Scan(&k.id, &started, &row); err != nil {
-			return err
-		}
-		if !started.Valid {
-			return errNoStartTime
-		}
-		k.started = started.Time
-		keys = append(keys, k)
-		lowRow, highRow = min(lowRow, row), max(highRow, row)
-		return nil
-	})
+	keys, lowRow, highRow, err := s.boundedPageKeys(ctx, q)
 	switch {
 	case errors.Is(err, errNoStartTime):
 		return false
@@ -225,6 +202,58 @@ func (s *Store) queryPageByStarts(ctx context.Context, q storage.CallsQuery, yie
 		}
 	}
 	return true
+}
+
+// boundedPageKeys reads the keys of q's page (pageKeys), bounded by its
+// first sort key where sqlgen.CallsSortBound can bound it. A page that
+// comes back short of q's limit despite a bound (a call deleted between
+// the two statements) is read again without one.
+func (s *Store) boundedPageKeys(ctx context.Context, q storage.CallsQuery) (keys []pageKey, lowRow, highRow int64, err error) {
+	st, ok, err := sqlgen.CallsSortBound(sqlgen.DuckDB{}, q)
+	if err != nil || !ok {
+		if err == nil {
+			keys, lowRow, highRow, err = s.pageKeys(ctx, q)
+		}
+		return keys, lowRow, highRow, err
+	}
+	var bound sql.NullInt64
+	err = s.eachRow(ctx, st, func(rows *sql.Rows) error { return rows.Scan(&bound) })
+	if err != nil {
+		return nil, 0, 0, fmt.Errorf("page bound: %w", err)
+	}
+	if bound.Valid {
+		keys, lowRow, highRow, err = s.pageKeys(ctx, q, sqlgen.SortBound(bound.Int64))
+		if err != nil || int64(len(keys)) == q.Limit {
+			return keys, lowRow, highRow, err
+		}
+	}
+	return s.pageKeys(ctx, q)
+}
+
+// pageKeys reads the id, start time and row id of each call of q's page
+// (sqlgen.CallsPageKeys), in page order, and the lowest and highest row id.
+func (s *Store) pageKeys(ctx context.Context, q storage.CallsQuery, opts ...sqlgen.CallsOption) (keys []pageKey, lowRow, highRow int64, err error) {
+	st, err := sqlgen.CallsPageKeys(sqlgen.DuckDB{}, q, opts...)
+	if err != nil {
+		return nil, 0, 0, err
+	}
+	lowRow, highRow = math.MaxInt64, math.MinInt64
+	err = s.eachRow(ctx, st, func(rows *sql.Rows) error {
+		var k pageKey
+		var started sql.NullTime
+		var row int64
+		if err := rows.Scan(&k.id, &started, &row); err != nil {
+			return err
+		}
+		if !started.Valid {
+			return errNoStartTime
+		}
+		k.started = started.Time
+		keys = append(keys, k)
+		lowRow, highRow = min(lowRow, row), max(highRow, row)
+		return nil
+	})
+	return keys, lowRow, highRow, err
 }
 
 // pageKey is a call of a page: its id and start time.

@@ -25,7 +25,7 @@ var stageColumns = []string{
 	"exception", "wb_user_id", "wb_run_id", "wb_run_step", "wb_run_step_end",
 	"input_refs", "output_refs",
 	"usage_models", "usage_model", "usage_requests", "usage_prompt", "usage_completion", "usage_total",
-	"usage_cache_read", "usage_cache_create",
+	"usage_cache_read", "usage_cache_create", "latency_ms",
 }
 
 var (
@@ -55,6 +55,12 @@ func mergeSQL() string {
 	for _, c := range endColumns {
 		set = append(set, fmt.Sprintf("%s = CASE WHEN a.has_end THEN a.%s ELSE calls.%s END", c, c, c))
 	}
+	// The latency of the merged row, from the sides it now holds, as
+	// callLatency computes it for a part inserted whole.
+	side := func(c, has string) string {
+		return fmt.Sprintf("CASE WHEN a.%s THEN a.%s ELSE calls.%s END", has, c, c)
+	}
+	set = append(set, "latency_ms = epoch_ms("+side("ended_at", "has_end")+") - epoch_ms("+side("started_at", "has_start")+")")
 	set = append(set, "has_start = calls.has_start OR a.has_start", "has_end = calls.has_end OR a.has_end")
 	vals := make([]string, len(stageColumns))
 	for i, c := range stageColumns {
@@ -261,8 +267,24 @@ func (s *Store) partRow(p *storage.CallPart, dump any) []driver.Value {
 		nullStrPtr(c.Exception), nullStr(c.WBUserID), nullStr(c.WBRunID), nullInt(c.WBRunStep), nullInt(c.WBRunStepEnd),
 		refsText(c.InputRefs), refsText(c.OutputRefs),
 		u.models, u.model, u.Requests, u.Prompt, u.Completion, u.Total, u.CacheRead, u.CacheCreate,
+		callLatency(c.StartedAt, c.EndedAt),
 	}
 }
+
+// callLatency is the latency_ms column of a row holding start and end
+// (migrations/0012_calls_latency.sql): what epoch_ms(ended_at) -
+// epoch_ms(started_at) reads once DuckDB has stored both at microsecond
+// precision; NULL when either is missing.
+func callLatency(started time.Time, ended *time.Time) driver.Value {
+	if started.IsZero() || ended == nil { // nullTime and nullTimePtr store these as NULL
+		return nil
+	}
+	return epochMillis(*ended) - epochMillis(started)
+}
+
+// epochMillis is DuckDB's epoch_ms of t stored as a TIMESTAMP: the
+// microseconds since the epoch divided by 1,000, rounded toward zero.
+func epochMillis(t time.Time) int64 { return t.UnixMicro() / 1000 }
 
 // typedUsage is a summary's usage as the usage_* columns hold it
 // (migrations/0011_calls_usage.sql).

@@ -34,7 +34,10 @@ func (s *Store) migrateCalls(ctx context.Context, ddl []string) error {
 		_, _ = conn.ExecContext(context.WithoutCancel(ctx), searchPathSQL)
 	}()
 	if legacy && !moved {
-		return s.moveCalls(ctx, conn, ddl)
+		if err := s.moveCalls(ctx, conn, ddl); err != nil {
+			return err
+		}
+		return s.storedLatency(ctx, conn)
 	}
 	for _, body := range ddl {
 		if _, err := conn.ExecContext(ctx, body); err != nil {
@@ -44,8 +47,47 @@ func (s *Store) migrateCalls(ctx context.Context, ddl []string) error {
 	if err := s.refsAsText(ctx, conn); err != nil {
 		return err
 	}
+	if err := s.storedLatency(ctx, conn); err != nil {
+		return err
+	}
 	if legacy {
 		return dropLegacyCalls(ctx, conn)
+	}
+	return nil
+}
+
+// latencyMissing finds a call that has a start and an end but no stored
+// latency: one written before migrations/0012_calls_latency.sql. The
+// writer sets the column whenever both are known, so on a converted table
+// the scan reads only the column's validity.
+const latencyMissing = "SELECT EXISTS (SELECT 1 FROM calls WHERE latency_ms IS NULL AND started_at IS NOT NULL AND ended_at IS NOT NULL)"
+
+// storedLatency fills latency_ms for calls written before the column was,
+// once, by rewriting the column (ALTER ... USING), not by an UPDATE: on
+// 3M calls 0.4 s against 37 s, without an undo entry per row. A crash
+// before its checkpoint leaves the rows to fill at the next open.
+func (s *Store) storedLatency(ctx context.Context, conn *sql.Conn) error {
+	var missing bool
+	if err := conn.QueryRowContext(ctx, latencyMissing).Scan(&missing); err != nil {
+		return fmt.Errorf("calls table: stored latency: %w", err)
+	}
+	if !missing {
+		return nil
+	}
+	begin := time.Now()
+	if s.logger != nil {
+		s.logger.Info("storing each call's latency with it (once per data dir)")
+	}
+	for _, stmt := range []string{
+		"ALTER TABLE calls ALTER COLUMN latency_ms SET DATA TYPE BIGINT USING coalesce(latency_ms, epoch_ms(ended_at) - epoch_ms(started_at))",
+		"FORCE CHECKPOINT " + callsCatalog,
+	} {
+		if _, err := conn.ExecContext(ctx, stmt); err != nil {
+			return fmt.Errorf("calls table: stored latency: %w", err)
+		}
+	}
+	if s.logger != nil {
+		s.logger.Info("stored each call's latency with it", "took", time.Since(begin).Round(time.Millisecond))
 	}
 	return nil
 }

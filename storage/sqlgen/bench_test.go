@@ -35,6 +35,9 @@ func loadBenchCalls(b *testing.B, db *sql.DB) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	if _, err := db.Exec(storedLatencySQL); err != nil {
+		b.Fatal(err)
+	}
 }
 
 func BenchmarkCalls1M(b *testing.B) {

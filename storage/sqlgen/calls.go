@@ -24,6 +24,8 @@ type callsPlan struct {
 	// narrowed.
 	narrow string
 	source string
+	// bound is SortBound's value, nil without it.
+	bound *int64
 }
 
 // located reports whether StartedWithin narrowed the query.
@@ -73,6 +75,9 @@ func planCalls(d Dialect, q storage.CallsQuery, withOrder bool, opts []CallsOpti
 	if withOrder {
 		if p.order, err = callOrderKeys(p.fs, q.SortBy); err != nil {
 			return nil, err
+		}
+		if pred := p.boundPredicate(); pred != "" {
+			p.where = append(p.where, pred)
 		}
 	}
 	return p, nil

@@ -124,7 +124,14 @@ func insertCalls(t testing.TB, db *sql.DB, calls []call) {
 			t.Fatalf("insert %s: %v", c.id, err)
 		}
 	}
+	// The DuckDB store writes each call's latency with it (StoredLatencyDialect).
+	if _, err := db.Exec(storedLatencySQL); err != nil {
+		t.Fatal(err)
+	}
 }
+
+// storedLatencySQL sets latency_ms as the DuckDB store writes it.
+const storedLatencySQL = "UPDATE calls SET latency_ms = epoch_ms(ended_at) - epoch_ms(started_at)"
 
 // refsJSON is a refs list as the DuckDB store keeps it: a JSON array,
 // NULL for none.

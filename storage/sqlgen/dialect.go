@@ -154,6 +154,17 @@ var zeroPrice = SpanPrice{Prompt: "0", Completion: "0", CacheRead: "0", CacheCre
 // a call with one model usage_model and its counts. Token totals, costs
 // and usage sums then read those columns and parse the summary only for
 // the rows whose usage_models is neither 0 nor 1.
+// StoredLatencyDialect is a Dialect whose calls table keeps each call's
+// summary.weave.latency_ms in a column, written with its start and end
+// (ended_at - started_at in whole milliseconds, NULL until both are
+// known). Sorting and filtering on the column let the engine skip rows
+// by it; SortBound pages on it.
+type StoredLatencyDialect interface {
+	Dialect
+	// LatencyColumn names the column.
+	LatencyColumn() string
+}
+
 type TypedUsageDialect interface {
 	Dialect
 	// UsageOne is term over the one typed entry of model, with the costs

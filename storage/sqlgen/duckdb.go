@@ -14,7 +14,10 @@ import (
 // one-element list_transform so DuckDB evaluates them once.
 type DuckDB struct{}
 
-var _ Dialect = DuckDB{}
+var (
+	_ Dialect              = DuckDB{}
+	_ StoredLatencyDialect = DuckDB{}
+)
 
 // NewDuckDB returns the DuckDB dialect.
 func NewDuckDB() DuckDB { return DuckDB{} }
@@ -47,6 +50,10 @@ func duckType(t Type) string {
 // PageKey implements Dialect: the physical row id, which DuckDB fetches
 // directly instead of scanning the table again.
 func (DuckDB) PageKey(alias string) string { return alias + ".rowid" }
+
+// LatencyColumn implements StoredLatencyDialect (storage/duckdb's
+// migrations/0012_calls_latency.sql).
+func (DuckDB) LatencyColumn() string { return "latency_ms" }
 
 // ReadCurrent implements Dialect: DuckDB keeps one row per call.
 func (DuckDB) ReadCurrent(table, alias string) string { return table + " " + alias }

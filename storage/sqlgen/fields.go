@@ -158,6 +158,9 @@ func (fs *fields) computed(name string) string {
 	case "cost":
 		return fs.cost()
 	case "latency_ms":
+		if sd, ok := d.(StoredLatencyDialect); ok {
+			return c(sd.LatencyColumn())
+		}
 		return "(" + d.EpochMillis(c("ended_at")) + " - " + d.EpochMillis(c("started_at")) + ")"
 	}
 	return "(CASE WHEN " + c("display_name") + " IS NOT NULL AND " + c("display_name") + " <> '' THEN " + c("display_name") +

@@ -12,6 +12,10 @@ import (
 type orderKey struct {
 	sql  string
 	desc bool
+	// bounded: sql is a stored integer column, so a page sorted first by
+	// it can be cut to the rows on the page's side of a bound (SortBound)
+	// by a predicate the engine applies while it scans.
+	bounded bool
 }
 
 func (k orderKey) render(expr string) string {
@@ -74,7 +78,9 @@ func callOrderKeys(fs *fields, sortBy []storage.SortBy) ([]orderKey, error) {
 			keys = append(keys, orderKey{sql: fs.exists(f), desc: true},
 				orderKey{sql: fs.d.ParseFloat(value), desc: desc})
 		}
-		keys = append(keys, orderKey{sql: value, desc: desc})
+		_, stored := fs.d.(StoredLatencyDialect)
+		bounded := stored && f.kind == fieldComputed && f.name == "latency_ms"
+		keys = append(keys, orderKey{sql: value, desc: desc, bounded: bounded})
 	}
 	return keys, nil
 }
