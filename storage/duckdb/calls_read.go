@@ -68,7 +68,7 @@ func (s *Store) queryInTransaction(ctx context.Context, q storage.CallsQuery, yi
 		report(storage.StoredCall{}, fmt.Errorf("query calls: %w", err))
 		return
 	}
-	s.queryPages(ctx, s.calls.executing(conn), q, report)
+	s.queryPages(ctx, s.calls.checked(conn), q, report)
 }
 
 // byIDs reports whether q reads a few calls or traces by id, whole: such a

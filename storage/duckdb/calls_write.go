@@ -116,8 +116,8 @@ func (s *Store) WriteCallOps(ctx context.Context, ops []storage.CallOp) ([]stora
 	return results, nil
 }
 
-// commitCalls commits conn's write transaction of calls apart from the
-// reads (callsGuard.commit). The COMMIT is not stopped with ctx: DuckDB
+// commitCalls commits conn's write transaction of calls
+// (callsGuard.commit). The COMMIT is not stopped with ctx: DuckDB
 // interrupted part way through a commit is a commit that failed. If it
 // fails, the store fails: it refuses every read and write of calls, and
 // Failed reports why, so that the process stops and the next start

@@ -2,52 +2,14 @@ package duckdb
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"log/slog"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/weftdev/weft/storage"
 )
-
-// TestCommitWaitsForExecutingReads: a commit of call writes runs while no
-// read statement executes; statements that arrive while it waits run
-// after it.
-func TestCommitWaitsForExecutingReads(t *testing.T) {
-	ctx := context.Background()
-	g := newCallsGuard(time.Hour)
-	release := make(chan struct{})
-	executing := make(chan struct{})
-	slow := queryerFunc(func(context.Context, string, ...any) error {
-		close(executing)
-		<-release
-		return nil
-	})
-	readDone := make(chan error)
-	go func() { readDone <- queryOnce(ctx, g.guarded(slow)) }()
-	<-executing
-
-	var committed atomic.Bool
-	commitDone := make(chan error)
-	go func() { commitDone <- g.commit(func() error { committed.Store(true); return nil }) }()
-	time.Sleep(20 * time.Millisecond) // give a wrong commit time to run
-	if committed.Load() {
-		t.Fatal("the commit ran while a read statement executed")
-	}
-	close(release)
-	if err := <-readDone; err != nil {
-		t.Fatal(err)
-	}
-	if err := <-commitDone; err != nil || !committed.Load() {
-		t.Fatalf("commit after the read: ran %v, %v", committed.Load(), err)
-	}
-	if err := queryOnce(ctx, g.executing(queryerFunc(func(context.Context, string, ...any) error { return nil }))); err != nil {
-		t.Fatalf("a statement after the commit: %v", err)
-	}
-}
 
 // TestFailedCommitFailsTheStore makes a real COMMIT of updated calls fail
 // for memory, as a pool filled by reads did under the stress test. On
@@ -151,20 +113,4 @@ func TestFailedCommitFailsTheStore(t *testing.T) {
 			t.Errorf("%s after the failed commit: %v, want an error wrapping ErrUnavailable", c.name, err)
 		}
 	}
-}
-
-// queryerFunc is a queryer whose statements run f and return no rows.
-type queryerFunc func(ctx context.Context, text string, args ...any) error
-
-func (f queryerFunc) QueryContext(ctx context.Context, text string, args ...any) (*sql.Rows, error) {
-	return nil, f(ctx, text, args...)
-}
-
-// queryOnce runs one statement on q.
-func queryOnce(ctx context.Context, q queryer) error {
-	rows, err := q.QueryContext(ctx, "SELECT 1")
-	if rows != nil {
-		rows.Close()
-	}
-	return err
 }

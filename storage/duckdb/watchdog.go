@@ -66,7 +66,7 @@ func (s *Store) watchLoop(ctx context.Context, every time.Duration) {
 			return // a failed commit was reported; the calls table is not read again
 		}
 		probe, cancel := context.WithTimeout(ctx, every)
-		rows, err := s.calls.executing(s.db).QueryContext(probe, watchProbe)
+		rows, err := s.calls.checked(s.db).QueryContext(probe, watchProbe)
 		if err == nil {
 			err = rows.Close()
 		}
