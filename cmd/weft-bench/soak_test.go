@@ -102,3 +102,27 @@ func TestSoakLedgerCatches(t *testing.T) {
 		t.Error("a cut-off line was read as whole")
 	}
 }
+
+// TestSoakJudgesMemoryUnderLoadOnly: the levelling rule compares the
+// thirds of the load; what the center does after it (storing a backlog
+// as fast as it can) is not a third of the load.
+func TestSoakJudgesMemoryUnderLoadOnly(t *testing.T) {
+	at := func(m int) time.Duration { return time.Duration(m) * time.Minute }
+	for _, tc := range []struct {
+		name    string
+		samples []soakSample
+		want    bool
+	}{
+		{"flat", []soakSample{{at: at(1), rssMiB: 100}, {at: at(12), rssMiB: 300}, {at: at(25), rssMiB: 320}}, true},
+		{"grows under load", []soakSample{{at: at(1), rssMiB: 100}, {at: at(12), rssMiB: 300}, {at: at(25), rssMiB: 400}}, false},
+		{"a burst after the load", []soakSample{{at: at(1), rssMiB: 100}, {at: at(12), rssMiB: 300}, {at: at(25), rssMiB: 320}, {at: at(31), rssMiB: 600}}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := soakReport{Duration: at(30)}
+			r.judgeSamples(tc.samples)
+			if r.Levelled != tc.want {
+				t.Fatalf("levelled %v (middle %v, last %v), want %v", r.Levelled, r.RSSMiddleMax, r.RSSLastMax, tc.want)
+			}
+		})
+	}
+}
