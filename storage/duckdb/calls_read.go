@@ -210,11 +210,11 @@ func (s *Store) queryPageByStarts(ctx context.Context, q storage.CallsQuery, yie
 // the two statements) is read again without one.
 func (s *Store) boundedPageKeys(ctx context.Context, q storage.CallsQuery) (keys []pageKey, lowRow, highRow int64, err error) {
 	st, ok, err := sqlgen.CallsSortBound(sqlgen.DuckDB{}, q)
-	if err != nil || !ok {
-		if err == nil {
-			keys, lowRow, highRow, err = s.pageKeys(ctx, q)
-		}
-		return keys, lowRow, highRow, err
+	switch {
+	case err != nil:
+		return nil, 0, 0, err
+	case !ok:
+		return s.pageKeys(ctx, q)
 	}
 	var bound sql.NullInt64
 	err = s.eachRow(ctx, st, func(rows *sql.Rows) error { return rows.Scan(&bound) })

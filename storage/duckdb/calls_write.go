@@ -40,6 +40,11 @@ var (
 // part replaces that side of the stored row; the other side is kept. Rows
 // that do not exist yet are inserted.
 func mergeSQL() string {
+	// side is column c of the merged row: the new part's when cond holds,
+	// else the stored row's.
+	side := func(c, cond string) string {
+		return fmt.Sprintf("CASE WHEN %s THEN a.%s ELSE calls.%s END", cond, c, c)
+	}
 	var set []string
 	for _, c := range startColumns {
 		cond := "a.has_start"
@@ -50,17 +55,14 @@ func mergeSQL() string {
 			set = append(set, "otel_dump = CASE WHEN a.has_start THEN a.otel_dump WHEN "+keepsOutputSQL+" ELSE calls.otel_dump END")
 			continue
 		}
-		set = append(set, fmt.Sprintf("%s = CASE WHEN %s THEN a.%s ELSE calls.%s END", c, cond, c, c))
+		set = append(set, c+" = "+side(c, cond))
 	}
 	for _, c := range endColumns {
-		set = append(set, fmt.Sprintf("%s = CASE WHEN a.has_end THEN a.%s ELSE calls.%s END", c, c, c))
+		set = append(set, c+" = "+side(c, "a.has_end"))
 	}
 	// The latency of the merged row, from the sides it now holds, as
 	// callLatency computes it for a part inserted whole.
-	side := func(c, has string) string {
-		return fmt.Sprintf("CASE WHEN a.%s THEN a.%s ELSE calls.%s END", has, c, c)
-	}
-	set = append(set, "latency_ms = epoch_ms("+side("ended_at", "has_end")+") - epoch_ms("+side("started_at", "has_start")+")")
+	set = append(set, "latency_ms = epoch_ms("+side("ended_at", "a.has_end")+") - epoch_ms("+side("started_at", "a.has_start")+")")
 	set = append(set, "has_start = calls.has_start OR a.has_start", "has_end = calls.has_end OR a.has_end")
 	vals := make([]string, len(stageColumns))
 	for i, c := range stageColumns {
@@ -93,27 +95,38 @@ var stageTableSQL = "CREATE TEMP TABLE IF NOT EXISTS call_parts AS SELECT " + st
 func (s *Store) WriteCallOps(ctx context.Context, ops []storage.CallOp) ([]storage.CallOpResult, error) {
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
-	if err := s.calls.err(); err != nil {
+	var results []storage.CallOpResult
+	err := s.inCallsTx(ctx, func(conn *sql.Conn) (err error) {
+		results, err = s.applyOps(ctx, conn, ops)
+		return err
+	})
+	if err != nil {
 		return nil, err
+	}
+	return results, nil
+}
+
+// inCallsTx runs f in a write transaction of calls on a connection of its
+// own and commits it (commitCalls), or rolls it back when f fails. The
+// caller holds writeMu.
+func (s *Store) inCallsTx(ctx context.Context, f func(conn *sql.Conn) error) error {
+	if err := s.calls.err(); err != nil {
+		return err
 	}
 	conn, err := s.db.Conn(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("duckdb conn: %w: %w", storage.ErrUnavailable, err)
+		return fmt.Errorf("duckdb conn: %w: %w", storage.ErrUnavailable, err)
 	}
 	defer conn.Close()
 	if _, err := conn.ExecContext(ctx, "BEGIN TRANSACTION"); err != nil {
 		rollback(conn) // a BEGIN stopped part way can leave an aborted transaction
-		return nil, fmt.Errorf("begin: %w", err)
+		return fmt.Errorf("begin: %w", err)
 	}
-	results, err := s.applyOps(ctx, conn, ops)
-	if err != nil {
+	if err := f(conn); err != nil {
 		rollback(conn)
-		return nil, err
+		return err
 	}
-	if err := s.commitCalls(ctx, conn); err != nil {
-		return nil, err
-	}
-	return results, nil
+	return s.commitCalls(ctx, conn)
 }
 
 // commitCalls commits conn's write transaction of calls

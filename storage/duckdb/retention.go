@@ -2,6 +2,7 @@ package duckdb
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"strings"
 	"time"
@@ -45,32 +46,19 @@ func (s *Store) ExpireCalls(ctx context.Context, r storage.Retention, now time.T
 }
 
 // deleteOlder deletes in a transaction of its own, committed as call
-// writes are (commitCalls).
+// writes are (inCallsTx).
 func (s *Store) deleteOlder(ctx context.Context, where string, args []any, before time.Time) (int64, error) {
-	if err := s.calls.err(); err != nil {
-		return 0, err
-	}
-	conn, err := s.db.Conn(ctx)
+	var n int64
+	err := s.inCallsTx(ctx, func(conn *sql.Conn) error {
+		res, err := conn.ExecContext(ctx, "DELETE FROM calls WHERE "+where+" AND coalesce(started_at, ended_at) < ?",
+			append(args, before.UTC())...)
+		if err != nil {
+			return err
+		}
+		n, err = res.RowsAffected()
+		return err
+	})
 	if err != nil {
-		return 0, fmt.Errorf("expire calls: %w", err)
-	}
-	defer conn.Close()
-	if _, err := conn.ExecContext(ctx, "BEGIN TRANSACTION"); err != nil {
-		rollback(conn)
-		return 0, fmt.Errorf("expire calls: %w", err)
-	}
-	res, err := conn.ExecContext(ctx, "DELETE FROM calls WHERE "+where+" AND coalesce(started_at, ended_at) < ?",
-		append(args, before.UTC())...)
-	if err != nil {
-		rollback(conn)
-		return 0, fmt.Errorf("expire calls: %w", err)
-	}
-	n, err := res.RowsAffected()
-	if err != nil {
-		rollback(conn)
-		return 0, fmt.Errorf("expire calls: %w", err)
-	}
-	if err := s.commitCalls(ctx, conn); err != nil {
 		return 0, fmt.Errorf("expire calls: %w", err)
 	}
 	return n, nil
