@@ -7,12 +7,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"slices"
 	"strings"
 	"time"
 
 	duckdbdriver "github.com/duckdb/duckdb-go/v2"
 
 	"github.com/weftdev/weft/storage"
+	"github.com/weftdev/weft/storage/sqlgen"
 )
 
 // stageColumns are the columns a merged call part is appended with, in
@@ -36,48 +39,85 @@ var (
 		"usage_cache_read", "usage_cache_create"}
 )
 
-// mergeSQL merges appended parts into calls: a side present in the new
-// part replaces that side of the stored row; the other side is kept. Rows
-// that do not exist yet are inserted.
-func mergeSQL() string {
-	// side is column c of the merged row: the new part's when cond holds,
-	// else the stored row's.
-	side := func(c, cond string) string {
-		return fmt.Sprintf("CASE WHEN %s THEN a.%s ELSE calls.%s END", cond, c, c)
-	}
+// A merge of parts into stored calls runs as a few statements over
+// stageTable rather than one MERGE: DuckDB joined a MERGE's parts to the
+// calls table by scanning every row of the project with every column the
+// statement names, so storing 30 ends decompressed the whole table's
+// inputs and raw spans (0.8 s on a 540k-call store; a restarted center
+// replaying its log stored a few records a second). Instead:
+//
+//  1. matchSQL finds the row id of each part's stored row, reading only
+//     the key columns, and only the blocks whose start times can hold
+//     them when the locator can say (callLocator.mergeWithin);
+//  2. insertUnmatchedSQL inserts the parts that have no row;
+//  3. one UPDATE per kind of part present sets that part's side of its
+//     row by row id, so an end neither reads nor rewrites the call's
+//     inputs and raw span.
+
+// sideSet renders the SET list of a part that carries the given sides,
+// into the row with row id a._rid.
+func sideSet(start, end bool) string {
 	var set []string
-	for _, c := range startColumns {
-		cond := "a.has_start"
-		if c == "display_name" { // a rename outlives a start that comes after it
-			cond += " AND NOT coalesce(calls.renamed, false)"
+	if start {
+		for _, c := range startColumns {
+			switch c {
+			case "display_name": // a rename outlives a start that comes after it
+				set = append(set, "display_name = CASE WHEN coalesce(calls.renamed, false) THEN calls.display_name ELSE a.display_name END")
+			default:
+				set = append(set, c+" = a."+c)
+			}
 		}
-		if c == "otel_dump" {
-			set = append(set, "otel_dump = CASE WHEN a.has_start THEN a.otel_dump WHEN "+keepsOutputSQL+" ELSE calls.otel_dump END")
-			continue
+		set = append(set, "has_start = true")
+	}
+	if end {
+		for _, c := range endColumns {
+			set = append(set, c+" = a."+c)
 		}
-		set = append(set, c+" = "+side(c, cond))
+		set = append(set, "has_end = true")
 	}
-	for _, c := range endColumns {
-		set = append(set, c+" = "+side(c, "a.has_end"))
-	}
-	// The latency of the merged row, from the sides it now holds, as
+	// The latency of the merged row, from the sides it then holds, as
 	// callLatency computes it for a part inserted whole.
-	set = append(set, "latency_ms = epoch_ms("+side("ended_at", "a.has_end")+") - epoch_ms("+side("started_at", "a.has_start")+")")
-	set = append(set, "has_start = calls.has_start OR a.has_start", "has_end = calls.has_end OR a.has_end")
-	vals := make([]string, len(stageColumns))
-	for i, c := range stageColumns {
-		vals[i] = "a." + c
+	switch {
+	case start && end:
+		set = append(set, "latency_ms = a.latency_ms")
+	case start:
+		set = append(set, "latency_ms = epoch_ms(calls.ended_at) - epoch_ms(a.started_at)")
+	default:
+		set = append(set, "latency_ms = epoch_ms(a.ended_at) - epoch_ms(calls.started_at)")
 	}
-	return "MERGE INTO calls USING " + stageTable + " AS a ON calls.project_id = a.project_id AND calls.id = a.id " +
-		"WHEN MATCHED THEN UPDATE SET " + strings.Join(set, ", ") +
-		" WHEN NOT MATCHED THEN INSERT (" + strings.Join(stageColumns, ", ") + ") VALUES (" + strings.Join(vals, ", ") + ")"
+	return strings.Join(set, ", ")
 }
 
-// keepsOutputSQL is the CASE branch by which an end part that replaces
-// the output of a row whose dump references it keeps that output inside
-// the dump ("o=" form, see dumprefs.go).
-const keepsOutputSQL = "a.has_end AND starts_with(calls.otel_dump, '" + refPrefix + "') AND contains(calls.otel_dump, chr(1) || 'o') " +
-	"THEN '" + embeddedOutputPrefix + "' || strlen(coalesce(calls.output, '')) || ':' || coalesce(calls.output, '') || calls.otel_dump"
+// kindCond selects the stage rows of one kind of part.
+func kindCond(start, end bool) string {
+	return fmt.Sprintf("a.has_start = %t AND a.has_end = %t", start, end)
+}
+
+// mergeKindSQL updates the stored rows of the staged parts of one kind.
+func mergeKindSQL(start, end bool) string {
+	return "UPDATE calls SET " + sideSet(start, end) + " FROM " + stageTable + " AS a WHERE calls.rowid = a._rid AND " + kindCond(start, end)
+}
+
+// keepOutputSQL is run before the ends are merged: an end part that
+// replaces the output of a row whose dump references it keeps that output
+// inside the dump first ("o=" form, see dumprefs.go).
+const keepOutputSQL = "UPDATE calls SET otel_dump = '" + embeddedOutputPrefix + "' || strlen(coalesce(calls.output, '')) || ':' || coalesce(calls.output, '') || calls.otel_dump" +
+	" FROM " + stageTable + " AS a WHERE calls.rowid = a._rid AND a.has_end AND NOT a.has_start" +
+	" AND starts_with(calls.otel_dump, '" + refPrefix + "') AND contains(calls.otel_dump, chr(1) || 'o')"
+
+// matchSQL sets each staged part's _rid to its stored row's id; source
+// is the calls table, or the part of it the parts' rows lie in.
+func matchSQL(source string) string {
+	return "UPDATE " + stageTable + " AS a SET _rid = c.rowid FROM " + source + " AS c WHERE c.project_id = a.project_id AND c.id = a.id"
+}
+
+// insertUnmatchedSQL inserts the staged parts that matched no row.
+var insertUnmatchedSQL = "INSERT INTO calls (" + strings.Join(stageColumns, ", ") + ") SELECT " + strings.Join(stageColumns, ", ") +
+	" FROM " + stageTable + " WHERE _rid IS NULL"
+
+// unmatchedStartlessSQL lists the staged parts without a start that
+// matched no row: rows about to be stored without a start.
+const unmatchedStartlessSQL = "SELECT project_id, id FROM " + stageTable + " WHERE _rid IS NULL AND NOT has_start"
 
 // stageTable holds the parts of known calls that one write merges into
 // calls: a temporary table of the writing connection, filled by the
@@ -88,8 +128,9 @@ const keepsOutputSQL = "a.has_end AND starts_with(calls.otel_dump, '" + refPrefi
 const stageTable = "temp.main.call_parts"
 
 // stageTableSQL creates stageTable on a connection once, with the calls
-// table's types for stageColumns.
-var stageTableSQL = "CREATE TEMP TABLE IF NOT EXISTS call_parts AS SELECT " + strings.Join(stageColumns, ", ") + " FROM calls LIMIT 0"
+// table's types for stageColumns and _rid, the row id a part merges into.
+var stageTableSQL = "CREATE TEMP TABLE IF NOT EXISTS call_parts AS SELECT " + strings.Join(stageColumns, ", ") +
+	", NULL::BIGINT AS _rid FROM calls LIMIT 0"
 
 // WriteCallOps implements storage.CallWriter: all ops in one transaction.
 func (s *Store) WriteCallOps(ctx context.Context, ops []storage.CallOp) ([]storage.CallOpResult, error) {
@@ -191,9 +232,12 @@ func (s *Store) appendParts(conn *sql.Conn, ops []storage.CallOp) error {
 		}
 		if s.ids.mayContain(op.Part.Call.ProjectID, op.Part.Call.ID) {
 			known = append(known, op)
-		} else {
-			fresh = append(fresh, op)
+			continue
 		}
+		if !op.Part.Kind.HasStart() {
+			s.located.recordStartless(op.Part.Call.ProjectID, op.Part.Call.ID)
+		}
+		fresh = append(fresh, op)
 	}
 	err := conn.Raw(func(dc any) error {
 		if err := s.insertFresh(dc.(driver.Conn), fresh); err != nil {
@@ -229,12 +273,18 @@ func (s *Store) mergeKnown(dc driver.Conn, ops []storage.CallOp) error {
 	if !ok {
 		return errors.New("merge calls: the driver connection runs no statements")
 	}
-	exec := func(stmt string) error {
-		_, err := ex.ExecContext(context.Background(), stmt, nil)
-		return err
+	qr, ok := dc.(driver.QueryerContext)
+	if !ok {
+		return errors.New("merge calls: the driver connection runs no queries")
 	}
-	if err := exec(stageTableSQL); err != nil {
-		return fmt.Errorf("calls stage table: %w", err)
+	exec := func(what, stmt string, args ...driver.NamedValue) error {
+		if _, err := ex.ExecContext(context.Background(), stmt, args); err != nil {
+			return fmt.Errorf("%s: %w", what, err)
+		}
+		return nil
+	}
+	if err := exec("calls stage table", stageTableSQL); err != nil {
+		return err
 	}
 	app, err := duckdbdriver.NewAppenderWithColumns(dc, "temp", "main", "call_parts", stageColumns)
 	if err != nil {
@@ -243,13 +293,81 @@ func (s *Store) mergeKnown(dc driver.Conn, ops []storage.CallOp) error {
 	if err := s.appendAll(app, ops, "stage calls"); err != nil {
 		return err
 	}
-	if err := exec(mergeSQL()); err != nil {
-		return fmt.Errorf("merge calls: %w", err)
+	source, args := callsTable, []driver.NamedValue(nil)
+	if ranges, ok := s.located.mergeWithin(ops); ok {
+		source, args = withinSource(ranges)
 	}
-	if err := exec("DELETE FROM " + stageTable); err != nil {
-		return fmt.Errorf("empty the calls stage table: %w", err)
+	if err := exec("match calls to merge", matchSQL(source), args...); err != nil {
+		return err
 	}
-	return nil
+	if err := s.noteUnmatchedStartless(qr, ops); err != nil {
+		return err
+	}
+	if err := exec("insert calls", insertUnmatchedSQL); err != nil {
+		return err
+	}
+	var kinds [4]bool
+	for _, op := range ops {
+		kinds[op.Part.Kind&storage.PartComplete] = true
+	}
+	if kinds[storage.PartEnd] {
+		if err := exec("keep outputs in raw spans", keepOutputSQL); err != nil {
+			return err
+		}
+	}
+	for _, k := range []storage.PartKind{storage.PartComplete, storage.PartStart, storage.PartEnd} {
+		if kinds[k] {
+			if err := exec("merge calls", mergeKindSQL(k.HasStart(), k.HasEnd())); err != nil {
+				return err
+			}
+		}
+	}
+	return exec("empty the calls stage table", "DELETE FROM "+stageTable)
+}
+
+// callsTable is the calls table as merges name it.
+const callsTable = "main.calls"
+
+// withinSource is the part of the calls table that started within
+// ranges, keyed for matchSQL: a union of one range scan each, since
+// DuckDB skips blocks by one range predicate but not by an OR of several
+// (sqlgen.StartedWithin). No ranges: no row.
+func withinSource(ranges []sqlgen.TimeRange) (string, []driver.NamedValue) {
+	if len(ranges) == 0 {
+		return "(SELECT rowid, project_id, id FROM " + callsTable + " WHERE false)", nil
+	}
+	scans := make([]string, len(ranges))
+	args := make([]driver.NamedValue, 0, 2*len(ranges))
+	for i, r := range ranges {
+		args = append(args, driver.NamedValue{Ordinal: len(args) + 1, Value: r.From.UTC()}, driver.NamedValue{Ordinal: len(args) + 2, Value: r.To.UTC()})
+		scans[i] = fmt.Sprintf("SELECT rowid, project_id, id FROM %s WHERE started_at BETWEEN $%d AND $%d", callsTable, len(args)-1, len(args))
+	}
+	return "(" + strings.Join(scans, " UNION ALL ") + ")", args
+}
+
+// noteUnmatchedStartless records in the locator the staged parts about to
+// be inserted without a start.
+func (s *Store) noteUnmatchedStartless(qr driver.QueryerContext, ops []storage.CallOp) error {
+	if !slices.ContainsFunc(ops, func(op storage.CallOp) bool { return !op.Part.Kind.HasStart() }) {
+		return nil
+	}
+	rows, err := qr.QueryContext(context.Background(), unmatchedStartlessSQL, nil)
+	if err != nil {
+		return fmt.Errorf("list calls stored without a start: %w", err)
+	}
+	defer rows.Close()
+	vals := make([]driver.Value, 2)
+	for {
+		switch err := rows.Next(vals); {
+		case errors.Is(err, io.EOF):
+			return nil
+		case err != nil:
+			return fmt.Errorf("list calls stored without a start: %w", err)
+		}
+		project, _ := vals[0].(string)
+		id, _ := vals[1].(string)
+		s.located.recordStartless(project, id)
+	}
 }
 
 func (s *Store) appendAll(app *duckdbdriver.Appender, ops []storage.CallOp, what string) error {

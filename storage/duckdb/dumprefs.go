@@ -21,7 +21,7 @@ import (
 // (both are start columns, replaced together), and references into the
 // output are made only for parts that carry both sides. A later end part
 // that replaces the output keeps the old output inside the dump first
-// (see mergeSQL and embeddedOutputPrefix).
+// (see keepOutputSQL and embeddedOutputPrefix).
 const (
 	refPrefix = "r:"
 	refMark   = '\x01'

@@ -65,7 +65,7 @@ func TestDumpKeepsTheOutputItReferenced(t *testing.T) {
 	dump := `{"out":` + answer + `}`
 	inputs, output := `{}`, `{"text":`+answer+`}`
 	packed := withRefs([]byte(dump), refSource{'i', []byte(inputs)}, refSource{'o', []byte(output)})
-	// What keepsOutputSQL stores when an end part replaces the output.
+	// What keepOutputSQL stores when an end part replaces the output.
 	kept := embeddedOutputPrefix + strconv.Itoa(len(output)) + ":" + output + string(packed)
 	got, err := restoreRefs(asRead(kept, inputs, `{"text":"a later answer"}`))
 	if err != nil || string(got) != dump {

@@ -122,6 +122,8 @@ func loadCallKeyPage(ctx context.Context, q *sql.DB, from, to int64, f *idFilter
 		f.add(project, id)
 		if hasStart {
 			loc.record(project, id, trace.String, started.Time)
+		} else {
+			loc.recordStartless(project, id)
 		}
 	}
 	if err := rows.Err(); err != nil {

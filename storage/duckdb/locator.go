@@ -56,6 +56,7 @@ type callLocator struct {
 	mu         sync.RWMutex
 	runs       []*sealedRun // in storage order
 	open       openRun
+	startless  startlessRows
 }
 
 // sealedRun is a full run: a filter per slice and kind of id.
