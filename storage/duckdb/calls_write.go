@@ -127,9 +127,9 @@ const unmatchedStartlessSQL = "SELECT project_id, id FROM " + stageTable + " WHE
 // TestStoreUnderConcurrentWritesReadsAndCheckpoints).
 const stageTable = "temp.main.call_parts"
 
-// stageTableSQL creates stageTable on a connection once, with the calls
+// stageTableSQL creates stageTable on a connection's first merge, with the calls
 // table's types for stageColumns and _rid, the row id a part merges into.
-var stageTableSQL = "CREATE TEMP TABLE IF NOT EXISTS call_parts AS SELECT " + strings.Join(stageColumns, ", ") +
+var stageTableSQL = "CREATE TEMP TABLE call_parts AS SELECT " + strings.Join(stageColumns, ", ") +
 	", NULL::BIGINT AS _rid FROM calls LIMIT 0"
 
 // WriteCallOps implements storage.CallWriter: all ops in one transaction.
@@ -277,18 +277,25 @@ func (s *Store) mergeKnown(dc driver.Conn, ops []storage.CallOp) error {
 	if !ok {
 		return errors.New("merge calls: the driver connection runs no queries")
 	}
-	exec := func(what, stmt string, args ...driver.NamedValue) error {
-		if _, err := ex.ExecContext(context.Background(), stmt, args); err != nil {
-			return fmt.Errorf("%s: %w", what, err)
+	exec := func(what, stmt string, args ...driver.NamedValue) (int64, error) {
+		res, err := ex.ExecContext(context.Background(), stmt, args)
+		if err != nil {
+			return 0, fmt.Errorf("%s: %w", what, err)
 		}
-		return nil
-	}
-	if err := exec("calls stage table", stageTableSQL); err != nil {
-		return err
+		n, err := res.RowsAffected()
+		if err != nil {
+			return 0, fmt.Errorf("%s: %w", what, err)
+		}
+		return n, nil
 	}
 	app, err := duckdbdriver.NewAppenderWithColumns(dc, "temp", "main", "call_parts", stageColumns)
-	if err != nil {
-		return fmt.Errorf("calls stage appender: %w", err)
+	if err != nil { // the connection's first merge: the stage table is not there yet
+		if _, err := exec("calls stage table", stageTableSQL); err != nil {
+			return err
+		}
+		if app, err = duckdbdriver.NewAppenderWithColumns(dc, "temp", "main", "call_parts", stageColumns); err != nil {
+			return fmt.Errorf("calls stage appender: %w", err)
+		}
 	}
 	if err := s.appendAll(app, ops, "stage calls"); err != nil {
 		return err
@@ -297,32 +304,36 @@ func (s *Store) mergeKnown(dc driver.Conn, ops []storage.CallOp) error {
 	if ranges, ok := s.located.mergeWithin(ops); ok {
 		source, args = withinSource(ranges)
 	}
-	if err := exec("match calls to merge", matchSQL(source), args...); err != nil {
+	matched, err := exec("match calls to merge", matchSQL(source), args...)
+	if err != nil {
 		return err
 	}
-	if err := s.noteUnmatchedStartless(qr, ops); err != nil {
-		return err
-	}
-	if err := exec("insert calls", insertUnmatchedSQL); err != nil {
-		return err
+	if matched < int64(len(ops)) {
+		if err := s.noteUnmatchedStartless(qr, ops); err != nil {
+			return err
+		}
+		if _, err := exec("insert calls", insertUnmatchedSQL); err != nil {
+			return err
+		}
 	}
 	var kinds [4]bool
 	for _, op := range ops {
 		kinds[op.Part.Kind&storage.PartComplete] = true
 	}
 	if kinds[storage.PartEnd] {
-		if err := exec("keep outputs in raw spans", keepOutputSQL); err != nil {
+		if _, err := exec("keep outputs in raw spans", keepOutputSQL); err != nil {
 			return err
 		}
 	}
 	for _, k := range []storage.PartKind{storage.PartComplete, storage.PartStart, storage.PartEnd} {
 		if kinds[k] {
-			if err := exec("merge calls", mergeKindSQL(k.HasStart(), k.HasEnd())); err != nil {
+			if _, err := exec("merge calls", mergeKindSQL(k.HasStart(), k.HasEnd())); err != nil {
 				return err
 			}
 		}
 	}
-	return exec("empty the calls stage table", "DELETE FROM "+stageTable)
+	_, err = exec("empty the calls stage table", "DELETE FROM "+stageTable)
+	return err
 }
 
 // callsTable is the calls table as merges name it.
