@@ -72,16 +72,26 @@ func (s *Store) deleteCalls(ctx context.Context, conn *sql.Conn, d *storage.Call
 		}
 	}
 	ids := storekit.DistinctSorted(d.IDs)
-	_, err = conn.ExecContext(ctx, "INSERT INTO calls (project_id, id, has_start, has_end, started_at, deleted_at) "+
+	rows, err := conn.QueryContext(ctx, "INSERT INTO calls (project_id, id, has_start, has_end, started_at, deleted_at) "+
 		"SELECT ?, i, false, false, ?, ? FROM unnest(?::VARCHAR[]) AS t(i) "+
-		"WHERE NOT EXISTS (SELECT 1 FROM calls c WHERE c.project_id = ? AND c.id = t.i)",
+		"WHERE NOT EXISTS (SELECT 1 FROM calls c WHERE c.project_id = ? AND c.id = t.i) RETURNING id",
 		d.ProjectID, time.Now().UTC(), at, ids, d.ProjectID)
 	if err != nil {
 		return 0, fmt.Errorf("keep the delete of calls not stored yet: %w", err)
 	}
+	defer rows.Close()
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return 0, fmt.Errorf("keep the delete of calls not stored yet: %w", err)
+		}
+		s.located.recordStartless(d.ProjectID, id)
+	}
+	if err := rows.Err(); err != nil {
+		return 0, fmt.Errorf("keep the delete of calls not stored yet: %w", err)
+	}
 	for _, id := range ids {
 		s.ids.add(d.ProjectID, id)
-		s.located.recordStartless(d.ProjectID, id) // if it had no row, it has one without a start now
 	}
 	return len(doomed), nil
 }
