@@ -387,10 +387,5 @@ func (s *Store) locate(q storage.CallsQuery) []sqlgen.CallsOption {
 	if !ok {
 		return nil
 	}
-	for i := range ranges {
-		// The store keeps microseconds; a millisecond each side covers
-		// any rounding (StartedWithin joins ranges this makes overlap).
-		ranges[i].From, ranges[i].To = ranges[i].From.Add(-time.Millisecond), ranges[i].To.Add(time.Millisecond)
-	}
-	return []sqlgen.CallsOption{sqlgen.StartedWithin(ranges)}
+	return []sqlgen.CallsOption{sqlgen.StartedWithin(widen(ranges))}
 }

@@ -340,20 +340,18 @@ func (s *Store) mergeKnown(dc driver.Conn, ops []storage.CallOp) error {
 const callsTable = "main.calls"
 
 // withinSource is the part of the calls table that started within
-// ranges, keyed for matchSQL: a union of one range scan each, since
-// DuckDB skips blocks by one range predicate but not by an OR of several
-// (sqlgen.StartedWithin). No ranges: no row.
+// ranges, keyed for matchSQL (sqlgen.RangeScans). No ranges: no row.
 func withinSource(ranges []sqlgen.TimeRange) (string, []driver.NamedValue) {
 	if len(ranges) == 0 {
 		return "(SELECT rowid, project_id, id FROM " + callsTable + " WHERE false)", nil
 	}
-	scans := make([]string, len(ranges))
 	args := make([]driver.NamedValue, 0, 2*len(ranges))
-	for i, r := range ranges {
-		args = append(args, driver.NamedValue{Ordinal: len(args) + 1, Value: r.From.UTC()}, driver.NamedValue{Ordinal: len(args) + 2, Value: r.To.UTC()})
-		scans[i] = fmt.Sprintf("SELECT rowid, project_id, id FROM %s WHERE started_at BETWEEN $%d AND $%d", callsTable, len(args)-1, len(args))
+	bind := func(t time.Time) string {
+		args = append(args, driver.NamedValue{Ordinal: len(args) + 1, Value: t.UTC()})
+		return fmt.Sprintf("$%d", len(args))
 	}
-	return "(" + strings.Join(scans, " UNION ALL ") + ")", args
+	source := sqlgen.RangeScans(callsTable, "rowid, project_id, id", ranges, bind)
+	return source, args
 }
 
 // noteUnmatchedStartless records in the locator the staged parts about to

@@ -93,7 +93,9 @@ func (l *callLocator) rowsWithin(project string, ids []string) (ranges []sqlgen.
 	return widen(ranges), true
 }
 
-// widen pads each range by the store's rounding (see Store.locate).
+// widen pads each range by the store's rounding: it keeps microseconds,
+// and a millisecond each side covers any rounding (sqlgen.MergeRanges
+// joins ranges this makes overlap).
 func widen(ranges []sqlgen.TimeRange) []sqlgen.TimeRange {
 	for i := range ranges {
 		ranges[i].From, ranges[i].To = ranges[i].From.Add(-time.Millisecond), ranges[i].To.Add(time.Millisecond)

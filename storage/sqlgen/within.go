@@ -35,12 +35,7 @@ func StartedWithin(ranges []TimeRange) CallsOption {
 		case 1:
 			p.narrow = "c.started_at BETWEEN " + p.b.bind(merged[0].From.UTC(), TypeTime) + " AND " + p.b.bind(merged[0].To.UTC(), TypeTime)
 		default:
-			scans := make([]string, len(merged))
-			for i, r := range merged {
-				scans[i] = "SELECT rowid AS rowid, * FROM " + callsTable + " WHERE started_at BETWEEN " +
-					p.b.bind(r.From.UTC(), TypeTime) + " AND " + p.b.bind(r.To.UTC(), TypeTime)
-			}
-			p.source = "(" + strings.Join(scans, " UNION ALL ") + ")"
+			p.source = RangeScans(callsTable, "rowid AS rowid, *", merged, func(t time.Time) string { return p.b.bind(t.UTC(), TypeTime) })
 			return
 		}
 		p.where = append(p.where, p.narrow)
@@ -61,4 +56,16 @@ func MergeRanges(ranges []TimeRange) []TimeRange {
 		out = append(out, r)
 	}
 	return out
+}
+
+// RangeScans renders table's rows that started within one of ranges (not
+// overlapping) as a relation with the select list cols: a union of one
+// range scan each, since DuckDB skips blocks by one range predicate but
+// not by an OR of several. bind renders a time as a statement parameter.
+func RangeScans(table, cols string, ranges []TimeRange, bind func(time.Time) string) string {
+	scans := make([]string, len(ranges))
+	for i, r := range ranges {
+		scans[i] = "SELECT " + cols + " FROM " + table + " WHERE started_at BETWEEN " + bind(r.From) + " AND " + bind(r.To)
+	}
+	return "(" + strings.Join(scans, " UNION ALL ") + ")"
 }
