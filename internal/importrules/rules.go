@@ -21,7 +21,7 @@ var Rules = []Rule{
 		Why: "only app and cmd know concrete backends; everything else uses the storage contract"},
 	{From: []string{"..."}, Except: []string{"app/...", "cmd/...", "storage/clickhouse/..."}, Forbid: []string{"storage/clickhouse/..."},
 		Why: "only app and cmd know concrete backends; everything else uses the storage contract"},
-	{From: []string{"storage", "storage/querylang/...", "storage/sqlgen/...", "storage/storekit/...", "storage/conformance/...", "storage/errkind/..."},
+	{From: []string{"storage", "storage/querylang/...", "storage/sqlgen/...", "storage/storekit/...", "storage/conformance/...", "storage/errkind/...", "storage/latencyhist/..."},
 		Forbid: []string{"github.com/duckdb/duckdb-go/...", "github.com/ClickHouse/clickhouse-go/..."},
 		Why:    "only a backend talks to its database driver"},
 	{From: []string{"storage/querylang/..."}, Forbid: []string{"storage", "storage/sqlgen/...", "storage/storekit/..."},

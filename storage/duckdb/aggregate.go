@@ -12,6 +12,19 @@ import (
 // AggregateCalls implements storage.CallsAggregator.
 func (s *Store) AggregateCalls(ctx context.Context, q storage.CallsAggregateQuery) (storage.CallsAggregate, error) {
 	var out storage.CallsAggregate
+	if f, ok := minutesServe(q); ok {
+		if err := q.Validate(); err != nil {
+			return out, err
+		}
+		return s.aggregateFromMinutes(ctx, q, f)
+	}
+	return s.aggregateByScan(ctx, q)
+}
+
+// aggregateByScan answers q from the calls alone, for the filters and
+// ranges the rollups do not keep.
+func (s *Store) aggregateByScan(ctx context.Context, q storage.CallsAggregateQuery) (storage.CallsAggregate, error) {
+	var out storage.CallsAggregate
 	d := sqlgen.NewDuckDB()
 	st, err := sqlgen.AggregateBuckets(d, q)
 	if err != nil {

@@ -58,17 +58,15 @@ func (s *Store) startedNear(project, id string) (string, []any) {
 // descendant, and returns how many calls that was (storekit's rules).
 // Requested ids with no row yet get a deleted row, so their start, when
 // it lands, is stored deleted.
-func (s *Store) deleteCalls(ctx context.Context, conn *sql.Conn, d *storage.CallDelete) (int, error) {
+func (s *Store) deleteCalls(ctx context.Context, conn *sql.Conn, d *storage.CallDelete, marks minuteMarks) (int, error) {
 	doomed, err := storekit.CallsToDelete(ctx, callTree{conn}, d)
 	if err != nil {
 		return 0, err
 	}
 	at := storekit.DeleteStamp(d.At, time.Now)
 	if len(doomed) > 0 {
-		_, err = conn.ExecContext(ctx, "UPDATE calls SET deleted_at = ? WHERE project_id = ? AND id IN (SELECT unnest(?::VARCHAR[]))",
-			at, d.ProjectID, doomed)
-		if err != nil {
-			return 0, fmt.Errorf("soft-delete calls: %w", err)
+		if err := softDeleteCalls(ctx, conn, d.ProjectID, doomed, at, marks); err != nil {
+			return 0, err
 		}
 	}
 	ids := storekit.DistinctSorted(d.IDs)
@@ -94,6 +92,28 @@ func (s *Store) deleteCalls(ctx context.Context, conn *sql.Conn, d *storage.Call
 		s.ids.add(d.ProjectID, id)
 	}
 	return len(doomed), nil
+}
+
+// softDeleteCalls stamps the project's calls ids deleted at at, and marks the
+// minutes of those that had a start.
+func softDeleteCalls(ctx context.Context, conn *sql.Conn, project string, ids []string, at time.Time, marks minuteMarks) error {
+	rows, err := conn.QueryContext(ctx, "UPDATE calls SET deleted_at = ? WHERE project_id = ? AND id IN (SELECT unnest(?::VARCHAR[])) "+
+		"RETURNING CASE WHEN has_start THEN started_at END", at, project, ids)
+	if err != nil {
+		return fmt.Errorf("soft-delete calls: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var started sql.NullTime
+		if err := rows.Scan(&started); err != nil {
+			return fmt.Errorf("soft-delete calls: %w", err)
+		}
+		marks.add(project, started.Time)
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("soft-delete calls: %w", err)
+	}
+	return nil
 }
 
 // callTree is a write's connection as storekit.CallsToDelete walks it.

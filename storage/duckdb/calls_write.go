@@ -105,10 +105,13 @@ const keepOutputSQL = "UPDATE calls SET otel_dump = '" + embeddedOutputPrefix + 
 	" FROM " + stageTable + " AS a WHERE calls.rowid = a._rid AND a.has_end AND NOT a.has_start" +
 	" AND starts_with(calls.otel_dump, '" + refPrefix + "') AND contains(calls.otel_dump, chr(1) || 'o')"
 
-// matchSQL sets each staged part's _rid to its stored row's id; source
-// is the calls table, or the part of it the parts' rows lie in.
+// matchSQL sets each staged part's _rid to its stored row's id, and
+// _row_start to the row's start time if it has a start (the minute the
+// merge changes, see minutes.go); source is the calls table, or the part
+// of it the parts' rows lie in (with the columns matchColumns).
 func matchSQL(source string) string {
-	return "UPDATE " + stageTable + " AS a SET _rid = c.rowid FROM " + source + " AS c WHERE c.project_id = a.project_id AND c.id = a.id"
+	return "UPDATE " + stageTable + " AS a SET _rid = c.rowid, _row_start = CASE WHEN c.has_start THEN c.started_at END FROM " + source +
+		" AS c WHERE c.project_id = a.project_id AND c.id = a.id"
 }
 
 // insertUnmatchedSQL inserts the staged parts that matched no row.
@@ -128,9 +131,10 @@ const unmatchedStartlessSQL = "SELECT project_id, id FROM " + stageTable + " WHE
 const stageTable = "temp.main.call_parts"
 
 // stageTableSQL creates stageTable on a connection's first merge, with the calls
-// table's types for stageColumns and _rid, the row id a part merges into.
+// table's types for stageColumns, _rid, the row id a part merges into, and
+// _row_start, that row's start time.
 var stageTableSQL = "CREATE TEMP TABLE call_parts AS SELECT " + strings.Join(stageColumns, ", ") +
-	", NULL::BIGINT AS _rid FROM calls LIMIT 0"
+	", NULL::BIGINT AS _rid, NULL::TIMESTAMP AS _row_start FROM calls LIMIT 0"
 
 // WriteCallOps implements storage.CallWriter: all ops in one transaction.
 func (s *Store) WriteCallOps(ctx context.Context, ops []storage.CallOp) ([]storage.CallOpResult, error) {
@@ -194,13 +198,14 @@ func (s *Store) commitCalls(ctx context.Context, conn *sql.Conn) error {
 // touch one row twice.
 func (s *Store) applyOps(ctx context.Context, conn *sql.Conn, ops []storage.CallOp) ([]storage.CallOpResult, error) {
 	results := make([]storage.CallOpResult, len(ops))
+	marks := minuteMarks{}
 	for start := 0; start < len(ops); {
 		end := start
 		for end < len(ops) && ops[end].Part != nil {
 			end++
 		}
 		if end > start {
-			if err := s.appendParts(conn, ops[start:end]); err != nil {
+			if err := s.appendParts(conn, ops[start:end], marks); err != nil {
 				return nil, err
 			}
 			start = end
@@ -211,24 +216,28 @@ func (s *Store) applyOps(ctx context.Context, conn *sql.Conn, ops []storage.Call
 		case op.Update != nil:
 			err = s.updateCall(ctx, conn, op.Update)
 		case op.Delete != nil:
-			results[start].NumDeleted, err = s.deleteCalls(ctx, conn, op.Delete)
+			results[start].NumDeleted, err = s.deleteCalls(ctx, conn, op.Delete, marks)
 		}
 		if err != nil {
 			return nil, err
 		}
 		start++
 	}
+	if err := marks.flush(ctx, conn); err != nil {
+		return nil, err
+	}
 	return results, nil
 }
 
 // appendParts writes a run of merged parts: calls the id filter has never
 // seen go straight in through the appender; the rest are merged with
-// their stored rows.
-func (s *Store) appendParts(conn *sql.Conn, ops []storage.CallOp) error {
+// their stored rows. marks gets the minutes they change.
+func (s *Store) appendParts(conn *sql.Conn, ops []storage.CallOp, marks minuteMarks) error {
 	var fresh, known []storage.CallOp
 	for _, op := range ops {
 		if c := &op.Part.Call; op.Part.Kind.HasStart() {
 			s.located.record(c.ProjectID, c.ID, c.TraceID, c.StartedAt)
+			marks.add(c.ProjectID, c.StartedAt)
 		}
 		if s.ids.mayContain(op.Part.Call.ProjectID, op.Part.Call.ID) {
 			known = append(known, op)
@@ -243,7 +252,7 @@ func (s *Store) appendParts(conn *sql.Conn, ops []storage.CallOp) error {
 		if err := s.insertFresh(dc.(driver.Conn), fresh); err != nil {
 			return err
 		}
-		return s.mergeKnown(dc.(driver.Conn), known)
+		return s.mergeKnown(dc.(driver.Conn), known, marks)
 	})
 	if err != nil {
 		return err
@@ -265,7 +274,7 @@ func (s *Store) insertFresh(dc driver.Conn, ops []storage.CallOp) error {
 	return s.appendAll(app, ops, "insert calls")
 }
 
-func (s *Store) mergeKnown(dc driver.Conn, ops []storage.CallOp) error {
+func (s *Store) mergeKnown(dc driver.Conn, ops []storage.CallOp, marks minuteMarks) error {
 	if len(ops) == 0 {
 		return nil
 	}
@@ -308,6 +317,11 @@ func (s *Store) mergeKnown(dc driver.Conn, ops []storage.CallOp) error {
 	if err != nil {
 		return err
 	}
+	if matched > 0 {
+		if err := markMatched(qr, marks); err != nil {
+			return err
+		}
+	}
 	if matched < int64(len(ops)) {
 		if err := s.noteUnmatchedStartless(qr, ops); err != nil {
 			return err
@@ -339,18 +353,21 @@ func (s *Store) mergeKnown(dc driver.Conn, ops []storage.CallOp) error {
 // callsTable is the calls table as merges name it.
 const callsTable = "main.calls"
 
+// matchColumns are the columns matchSQL reads of the stored rows.
+const matchColumns = "rowid, project_id, id, has_start, started_at"
+
 // withinSource is the part of the calls table that started within
 // ranges, keyed for matchSQL (sqlgen.RangeScans). No ranges: no row.
 func withinSource(ranges []sqlgen.TimeRange) (string, []driver.NamedValue) {
 	if len(ranges) == 0 {
-		return "(SELECT rowid, project_id, id FROM " + callsTable + " WHERE false)", nil
+		return "(SELECT " + matchColumns + " FROM " + callsTable + " WHERE false)", nil
 	}
 	args := make([]driver.NamedValue, 0, 2*len(ranges))
 	bind := func(t time.Time) string {
 		args = append(args, driver.NamedValue{Ordinal: len(args) + 1, Value: t.UTC()})
 		return fmt.Sprintf("$%d", len(args))
 	}
-	source := sqlgen.RangeScans(callsTable, "rowid, project_id, id", ranges, bind)
+	source := sqlgen.RangeScans(callsTable, matchColumns, ranges, bind)
 	return source, args
 }
 

@@ -37,7 +37,10 @@ func (s *Store) migrateCalls(ctx context.Context, ddl []string) error {
 		if err := s.moveCalls(ctx, conn, ddl); err != nil {
 			return err
 		}
-		return s.storedLatency(ctx, conn)
+		if err := s.storedLatency(ctx, conn); err != nil {
+			return err
+		}
+		return backfillMinutes(ctx, conn)
 	}
 	for _, body := range ddl {
 		if _, err := conn.ExecContext(ctx, body); err != nil {
@@ -48,6 +51,9 @@ func (s *Store) migrateCalls(ctx context.Context, ddl []string) error {
 		return err
 	}
 	if err := s.storedLatency(ctx, conn); err != nil {
+		return err
+	}
+	if err := backfillMinutes(ctx, conn); err != nil {
 		return err
 	}
 	if legacy {

@@ -55,8 +55,10 @@ func (s *Store) deleteOlder(ctx context.Context, where string, args []any, befor
 		if err != nil {
 			return err
 		}
-		n, err = res.RowsAffected()
-		return err
+		if n, err = res.RowsAffected(); err != nil || n == 0 {
+			return err
+		}
+		return expireMinutes(ctx, conn, where, args, before)
 	})
 	if err != nil {
 		return 0, fmt.Errorf("expire calls: %w", err)

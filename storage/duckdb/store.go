@@ -54,6 +54,8 @@ type Store struct {
 	stmts *stmtCache
 	// calls keeps checkpoints of the calls file apart from reads of it.
 	calls *callsGuard
+	// refresher keeps the chart rollups up to date (see minutes.go).
+	refresher *minutesRefresher
 }
 
 // Open opens (creating if needed) the database in dir and applies pending
@@ -98,6 +100,7 @@ func OpenWithOptions(ctx context.Context, dir string, opts Options, logger *slog
 		return nil, errors.Join(err, db.Close())
 	}
 	s.startWatchdog(watchEvery)
+	s.startMinutesRefresher(refreshEvery)
 	return s, nil
 }
 
@@ -112,6 +115,7 @@ func (s *Store) DB() *sql.DB { return s.db }
 // left; the process is about to end, and what the calls file lacks is in
 // the write-ahead log.
 func (s *Store) Close() error {
+	s.stopMinutesRefresher()
 	s.stopWatchdog()
 	if err := s.calls.err(); err != nil {
 		return fmt.Errorf("close duckdb: not closed: %w", err)

@@ -1,0 +1,633 @@
+package duckdb
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"math"
+	"reflect"
+	"slices"
+	"sort"
+	"time"
+
+	duckdbdriver "github.com/duckdb/duckdb-go/v2"
+
+	"github.com/weftdev/weft/storage"
+	"github.com/weftdev/weft/storage/latencyhist"
+	"github.com/weftdev/weft/storage/sqlgen"
+)
+
+// Chart rollups (ADR 0027). The calls of each project are summed per
+// minute of their start, op and root flag into call_minutes and
+// call_minute_usage (migrations/0013_calls_minutes.sql). Every write of
+// calls notes the minutes it changed in call_minutes_dirty, in its own
+// transaction; a refresher recomputes those minutes from the calls and
+// clears them, in a write of its own. A chart reads the rollups of the
+// clean minutes and computes the dirty ones from the calls, in one
+// snapshot, so it answers what a scan of the calls would: counts and
+// usage exactly, latency quantiles within half a histogram bin.
+
+// refreshEvery is how often the refresher looks for dirty minutes.
+const refreshEvery = time.Second
+
+// refreshBatch bounds the minutes one refresh recomputes, and so how long
+// it holds the write lock: a minute of a 10M-call day is some 7,000 calls.
+const refreshBatch = 30
+
+// maxMinuteRanges bounds the range scans a minute statement is split
+// into; more dirty runs than that are read through wider ranges and
+// picked out by minute.
+const maxMinuteRanges = 16
+
+// projectMinute is one minute of one project's calls.
+type projectMinute struct {
+	project string
+	minute  int64
+}
+
+// minuteMarks collects the minutes one write changes.
+type minuteMarks map[projectMinute]struct{}
+
+// minuteOf is sqlgen.MinuteExpr in Go.
+func minuteOf(t time.Time) int64 {
+	us := t.UnixMicro()
+	m := us / 60_000_000
+	if us%60_000_000 < 0 {
+		m--
+	}
+	return m
+}
+
+// minuteStart is the start of minute m.
+func minuteStart(m int64) time.Time { return time.UnixMilli(m * 60_000).UTC() }
+
+// add marks the minute of a call of project that started at started.
+func (m minuteMarks) add(project string, started time.Time) {
+	if !started.IsZero() {
+		m[projectMinute{project, minuteOf(started)}] = struct{}{}
+	}
+}
+
+// flush stores the marks in call_minutes_dirty, in conn's transaction.
+func (m minuteMarks) flush(ctx context.Context, conn *sql.Conn) error {
+	if len(m) == 0 {
+		return nil
+	}
+	projects, minutes := make([]string, 0, len(m)), make([]int64, 0, len(m))
+	for k := range m {
+		projects, minutes = append(projects, k.project), append(minutes, k.minute)
+	}
+	_, err := conn.ExecContext(ctx, "INSERT INTO call_minutes_dirty SELECT unnest(?::VARCHAR[]), unnest(?::BIGINT[])", projects, minutes)
+	if err != nil {
+		return fmt.Errorf("note the minutes a write changed: %w", err)
+	}
+	return nil
+}
+
+// markMatchedSQL lists the minutes of the stored rows a merge matched
+// that had a start: the minutes whose sums the merge changes besides its
+// own start parts'.
+var markMatchedSQL = "SELECT DISTINCT project_id, _row_start FROM " + stageTable + " WHERE _row_start IS NOT NULL"
+
+// markMatched adds to marks the minutes of the stored rows the staged
+// parts matched (markMatchedSQL), on the merge's driver connection.
+func markMatched(qr driver.QueryerContext, marks minuteMarks) error {
+	rows, err := qr.QueryContext(context.Background(), markMatchedSQL, nil)
+	if err != nil {
+		return fmt.Errorf("list the minutes a merge changes: %w", err)
+	}
+	defer rows.Close()
+	vals := make([]driver.Value, 2)
+	for {
+		switch err := rows.Next(vals); {
+		case errors.Is(err, io.EOF):
+			return nil
+		case err != nil:
+			return fmt.Errorf("list the minutes a merge changes: %w", err)
+		}
+		project, _ := vals[0].(string)
+		started, _ := vals[1].(time.Time)
+		marks.add(project, started)
+	}
+}
+
+// backfillMinutes marks dirty, once, every minute of the calls stored
+// before the rollups existed, so the refresher rolls them up.
+func backfillMinutes(ctx context.Context, conn *sql.Conn) error {
+	var done bool
+	err := conn.QueryRowContext(ctx, "SELECT count(*) > 0 FROM call_minutes_state").Scan(&done)
+	if err != nil || done {
+		return err
+	}
+	if _, err := conn.ExecContext(ctx, "BEGIN TRANSACTION"); err != nil {
+		return err
+	}
+	for _, stmt := range []string{
+		"INSERT INTO call_minutes_dirty SELECT DISTINCT project_id, " + sqlgen.MinuteExpr("started_at") +
+			" FROM calls WHERE has_start AND started_at IS NOT NULL",
+		"INSERT INTO call_minutes_state VALUES (true)",
+		"COMMIT",
+	} {
+		if _, err := conn.ExecContext(ctx, stmt); err != nil {
+			rollback(conn)
+			return fmt.Errorf("chart rollups: mark the stored calls: %w", err)
+		}
+	}
+	return nil
+}
+
+// minutesRefresher runs refreshMinutes every refreshEvery until stopped.
+type minutesRefresher struct {
+	stop context.CancelFunc
+	done chan struct{}
+}
+
+func (s *Store) startMinutesRefresher(every time.Duration) {
+	ctx, cancel := context.WithCancel(context.Background())
+	s.refresher = &minutesRefresher{stop: cancel, done: make(chan struct{})}
+	go s.refreshLoop(ctx, every)
+}
+
+// stopMinutesRefresher stops the refresher and waits for it; a refresh
+// in flight is rolled back, its minutes stay dirty.
+func (s *Store) stopMinutesRefresher() {
+	if s.refresher != nil {
+		s.refresher.stop()
+		<-s.refresher.done
+	}
+}
+
+func (s *Store) refreshLoop(ctx context.Context, every time.Duration) {
+	defer close(s.refresher.done)
+	tick := time.NewTicker(every)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		for ctx.Err() == nil && s.calls.err() == nil {
+			n, err := s.refreshMinutes(ctx, refreshBatch)
+			if err != nil {
+				if ctx.Err() == nil && s.calls.err() == nil {
+					s.logger.Warn("chart rollups: refresh failed; the minutes stay dirty and are computed from calls when read", "err", err)
+				}
+				break
+			}
+			if n < refreshBatch {
+				break
+			}
+		}
+	}
+}
+
+// refreshMinutes recomputes up to limit dirty minutes, the latest first,
+// and clears them, in one write; it returns how many it recomputed.
+func (s *Store) refreshMinutes(ctx context.Context, limit int) (int, error) {
+	s.writeMu.Lock()
+	defer s.writeMu.Unlock()
+	var n int
+	err := s.inCallsTx(ctx, func(conn *sql.Conn) error {
+		due, err := dueMinutes(ctx, conn, limit)
+		if err != nil {
+			return err
+		}
+		for project, minutes := range due {
+			if err := rollUp(ctx, conn, project, minutes); err != nil {
+				return err
+			}
+			n += len(minutes)
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, fmt.Errorf("chart rollups: %w", err)
+	}
+	return n, nil
+}
+
+// dueMinutes lists up to limit dirty minutes per project, each sorted.
+func dueMinutes(ctx context.Context, conn *sql.Conn, limit int) (map[string][]int64, error) {
+	rows, err := conn.QueryContext(ctx, "SELECT project_id, minute FROM call_minutes_dirty GROUP BY ALL ORDER BY minute DESC, project_id LIMIT ?", limit)
+	if err != nil {
+		return nil, fmt.Errorf("list dirty minutes: %w", err)
+	}
+	defer rows.Close()
+	due := map[string][]int64{}
+	for rows.Next() {
+		var k projectMinute
+		if err := rows.Scan(&k.project, &k.minute); err != nil {
+			return nil, err
+		}
+		due[k.project] = append(due[k.project], k.minute)
+	}
+	for _, m := range due {
+		slices.Sort(m)
+	}
+	return due, rows.Err()
+}
+
+// minuteGroup is the key of a rollup row.
+type minuteGroup struct {
+	minute int64
+	op     sql.NullString
+	root   bool
+}
+
+// rolledMinute is one call_minutes row being built.
+type rolledMinute struct {
+	calls, errors int64
+	hist          latencyhist.Histogram
+}
+
+// rollUp recomputes the rollups of a project's minutes (sorted) from its
+// calls and replaces theirs, clearing the minutes' dirty marks.
+func rollUp(ctx context.Context, conn *sql.Conn, project string, minutes []int64) error {
+	d := sqlgen.NewDuckDB()
+	src := minuteSource(project, minutes, sqlgen.MinuteFilter{})
+	groups := map[minuteGroup]*rolledMinute{}
+	group := func(k minuteGroup) *rolledMinute {
+		g := groups[k]
+		if g == nil {
+			g = &rolledMinute{}
+			groups[k] = g
+		}
+		return g
+	}
+	var calls, errs int64
+	if err := eachMinuteRow(ctx, conn, sqlgen.MinuteCounts(d, src), []any{&calls, &errs}, func(k minuteGroup) {
+		g := group(k)
+		g.calls, g.errors = calls, errs
+	}); err != nil {
+		return err
+	}
+	var bin int32
+	var n, total int64
+	if err := eachMinuteRow(ctx, conn, sqlgen.MinuteBins(d, src), []any{&bin, &n, &total}, func(k minuteGroup) {
+		group(k).hist.Add(bin, n, total)
+	}); err != nil {
+		return err
+	}
+	type usageRow struct {
+		k     minuteGroup
+		model sql.NullString
+		sums  [4]int64
+	}
+	var usage []usageRow
+	var u usageRow
+	if err := eachMinuteRow(ctx, conn, sqlgen.MinuteUsage(d, src), []any{&u.model, &u.sums[0], &u.sums[1], &u.sums[2], &u.sums[3]},
+		func(k minuteGroup) {
+			u.k = k
+			usage = append(usage, u)
+		}); err != nil {
+		return err
+	}
+	for _, table := range []string{"call_minutes", "call_minute_usage", "call_minutes_dirty"} {
+		if _, err := conn.ExecContext(ctx, "DELETE FROM "+table+" WHERE project_id = ? AND minute IN (SELECT unnest(?::BIGINT[]))",
+			project, minutes); err != nil {
+			return fmt.Errorf("clear rolled-up minutes: %w", err)
+		}
+	}
+	return conn.Raw(func(dc any) error {
+		app, err := duckdbdriver.NewAppenderWithColumns(dc.(driver.Conn), callsCatalog, "main", "call_minutes",
+			[]string{"project_id", "minute", "op_name", "is_root", "calls", "errors", "latency"})
+		if err != nil {
+			return fmt.Errorf("rollup appender: %w", err)
+		}
+		for k, g := range groups {
+			var lat driver.Value
+			if len(g.hist.Entries()) > 0 {
+				lat = g.hist.Encode(nil)
+			}
+			if err := app.AppendRow(project, k.minute, nullOp(k.op), k.root, g.calls, g.errors, lat); err != nil {
+				return errors.Join(fmt.Errorf("roll up minutes: %w", err), app.Close())
+			}
+		}
+		if err := app.Close(); err != nil {
+			return fmt.Errorf("roll up minutes: %w", err)
+		}
+		if len(usage) == 0 {
+			return nil
+		}
+		app, err = duckdbdriver.NewAppenderWithColumns(dc.(driver.Conn), callsCatalog, "main", "call_minute_usage",
+			[]string{"project_id", "minute", "op_name", "is_root", "model", "requests", "prompt_tokens", "completion_tokens", "total_tokens"})
+		if err != nil {
+			return fmt.Errorf("rollup appender: %w", err)
+		}
+		for _, u := range usage {
+			if err := app.AppendRow(project, u.k.minute, nullOp(u.k.op), u.k.root, nullOp(u.model),
+				u.sums[0], u.sums[1], u.sums[2], u.sums[3]); err != nil {
+				return errors.Join(fmt.Errorf("roll up usage: %w", err), app.Close())
+			}
+		}
+		if err := app.Close(); err != nil {
+			return fmt.Errorf("roll up usage: %w", err)
+		}
+		return nil
+	})
+}
+
+func nullOp(s sql.NullString) driver.Value {
+	if !s.Valid {
+		return nil
+	}
+	return s.String
+}
+
+// minuteSource selects a project's calls of minutes (sorted) matching f:
+// one range scan per run of consecutive minutes, or, past
+// maxMinuteRanges runs, wider ranges picked out by minute.
+func minuteSource(project string, minutes []int64, f sqlgen.MinuteFilter) sqlgen.MinuteSource {
+	src := sqlgen.MinuteSource{ProjectID: project, Filter: f}
+	for i := 0; i < len(minutes); {
+		j := i + 1
+		for j < len(minutes) && minutes[j] == minutes[j-1]+1 {
+			j++
+		}
+		src.Ranges = append(src.Ranges, sqlgen.TimeRange{From: minuteStart(minutes[i]), To: minuteStart(minutes[j-1] + 1)})
+		i = j
+	}
+	if len(src.Ranges) > maxMinuteRanges {
+		src.Ranges, src.Minutes = coarsen(src.Ranges, maxMinuteRanges), minutes
+	}
+	return src
+}
+
+// eachMinuteRow runs st, whose rows are a minute group and then the
+// columns dest points to, and calls use with each row's group once dest
+// holds the rest of the row.
+func eachMinuteRow(ctx context.Context, q queryer, st sqlgen.Statement, dest []any, use func(minuteGroup)) error {
+	rows, err := q.QueryContext(ctx, st.SQL, st.Args...)
+	if err != nil {
+		return fmt.Errorf("minute sums: %w", err)
+	}
+	defer rows.Close()
+	var k minuteGroup
+	all := append([]any{&k.minute, &k.op, &k.root}, dest...)
+	for rows.Next() {
+		if err := rows.Scan(all...); err != nil {
+			return fmt.Errorf("minute sums: %w", err)
+		}
+		use(k)
+	}
+	return rows.Err()
+}
+
+// minutesServe reports whether the rollups can answer q, and with which
+// filter: whole-minute buckets from a whole minute, and a filter of op
+// names and roots alone (any other filter or query scans the calls).
+func minutesServe(q storage.CallsAggregateQuery) (sqlgen.MinuteFilter, bool) {
+	f := q.Calls.Filter
+	rest := f
+	rest.OpNames, rest.TraceRootsOnly = nil, false
+	ok := q.Calls.Where == nil && reflect.DeepEqual(rest, storage.CallsFilter{}) && len(f.OpNames) <= sqlgen.MaxFilterList &&
+		q.BucketSeconds%60 == 0 && wholeMinute(q.Start) && wholeMinute(q.End)
+	return sqlgen.MinuteFilter{OpNames: f.OpNames, RootsOnly: f.TraceRootsOnly}, ok
+}
+
+func wholeMinute(t time.Time) bool { return t.UnixMicro()%60_000_000 == 0 }
+
+// chartSums adds up minutes into a chart's buckets.
+type chartSums struct {
+	first, width int64 // the range's first minute; minutes per bucket
+	buckets      map[int64]*rolledMinute
+	usage        map[bucketModel]*storage.ModelUsageBucket
+}
+
+type bucketModel struct {
+	bucket int64
+	model  string
+}
+
+func newChartSums(q storage.CallsAggregateQuery) *chartSums {
+	return &chartSums{first: minuteOf(q.Start), width: q.BucketSeconds / 60,
+		buckets: map[int64]*rolledMinute{}, usage: map[bucketModel]*storage.ModelUsageBucket{}}
+}
+
+func (c *chartSums) bucket(minute int64) *rolledMinute {
+	i := (minute - c.first) / c.width
+	b := c.buckets[i]
+	if b == nil {
+		b = &rolledMinute{}
+		c.buckets[i] = b
+	}
+	return b
+}
+
+func (c *chartSums) addUsage(minute int64, model string, sums [4]int64) {
+	k := bucketModel{(minute - c.first) / c.width, model}
+	u := c.usage[k]
+	if u == nil {
+		u = &storage.ModelUsageBucket{Model: model}
+		c.usage[k] = u
+	}
+	u.Requests, u.PromptTokens = addSat(u.Requests, sums[0]), addSat(u.PromptTokens, sums[1])
+	u.CompletionTokens, u.TotalTokens = addSat(u.CompletionTokens, sums[2]), addSat(u.TotalTokens, sums[3])
+}
+
+// addSat adds, held at int64's bounds as the statements hold their sums.
+func addSat(a, b int64) int64 {
+	s := a + b
+	switch {
+	case a > 0 && b > 0 && s < 0:
+		return math.MaxInt64
+	case a < 0 && b < 0 && s >= 0:
+		return math.MinInt64
+	}
+	return s
+}
+
+// result is the aggregate: buckets with calls and usage, in order.
+func (c *chartSums) result(q storage.CallsAggregateQuery) storage.CallsAggregate {
+	var out storage.CallsAggregate
+	idx := make([]int64, 0, len(c.buckets))
+	for i, b := range c.buckets {
+		if b.calls > 0 {
+			idx = append(idx, i)
+		}
+	}
+	slices.Sort(idx)
+	for _, i := range idx {
+		b := c.buckets[i]
+		cb := storage.CallsBucket{Start: q.BucketStart(i), CallCount: b.calls, ErrorCount: b.errors}
+		cb.LatencyP50, cb.LatencyP95, cb.LatencyP99 = quantile(&b.hist, 0.5), quantile(&b.hist, 0.95), quantile(&b.hist, 0.99)
+		out.Buckets = append(out.Buckets, cb)
+	}
+	keys := make([]bucketModel, 0, len(c.usage))
+	for k := range c.usage {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if keys[i].bucket != keys[j].bucket {
+			return keys[i].bucket < keys[j].bucket
+		}
+		return keys[i].model < keys[j].model
+	})
+	for _, k := range keys {
+		u := *c.usage[k]
+		u.Start = q.BucketStart(k.bucket)
+		out.Usage = append(out.Usage, u)
+	}
+	return out
+}
+
+func quantile(h *latencyhist.Histogram, q float64) *float64 {
+	v, ok := h.Quantile(q)
+	if !ok {
+		return nil
+	}
+	return &v
+}
+
+// aggregateFromMinutes answers q (minutesServe said it can) from the
+// rollups of its clean minutes and the calls of its dirty ones, read in
+// one transaction so that a refresh between them counts nothing twice.
+func (s *Store) aggregateFromMinutes(ctx context.Context, q storage.CallsAggregateQuery, f sqlgen.MinuteFilter) (storage.CallsAggregate, error) {
+	var out storage.CallsAggregate
+	ctx, release, err := s.calls.hold(ctx)
+	if err != nil {
+		return out, fmt.Errorf("aggregate calls: %w", err)
+	}
+	defer release()
+	conn, err := s.db.Conn(ctx)
+	if err != nil {
+		return out, fmt.Errorf("aggregate calls: %w", err)
+	}
+	defer conn.Close()
+	defer rollback(conn)
+	if _, err := conn.ExecContext(ctx, "BEGIN TRANSACTION"); err != nil {
+		return out, fmt.Errorf("aggregate calls: %w", err)
+	}
+	out, err = s.sumMinutes(ctx, s.calls.checked(conn), q, f)
+	if err != nil {
+		if stop := stoppedErr(ctx); stop != nil {
+			err = stop
+		}
+		return storage.CallsAggregate{}, fmt.Errorf("aggregate calls: %w", err)
+	}
+	return out, nil
+}
+
+func (s *Store) sumMinutes(ctx context.Context, qr queryer, q storage.CallsAggregateQuery, f sqlgen.MinuteFilter) (storage.CallsAggregate, error) {
+	d := sqlgen.NewDuckDB()
+	project, from, to := q.Calls.ProjectID, minuteOf(q.Start), minuteOf(q.End)
+	dirty, err := dirtyWithin(ctx, qr, project, from, to)
+	if err != nil {
+		return storage.CallsAggregate{}, err
+	}
+	sums := newChartSums(q)
+	var calls, errs int64
+	var lat sql.RawBytes
+	if err := eachMinute(ctx, qr, sqlgen.StoredMinutes(d, "call_minutes", "m.minute, m.calls, m.errors, m.latency", project, from, to, f),
+		[]any{&calls, &errs, &lat}, func(minute int64) error {
+			if _, ok := dirty[minute]; ok {
+				return nil
+			}
+			b := sums.bucket(minute)
+			b.calls, b.errors = b.calls+calls, b.errors+errs
+			if err := b.hist.AddEncoded(lat); len(lat) > 0 && err != nil {
+				return fmt.Errorf("chart rollup of minute %d: %w", minute, err)
+			}
+			return nil
+		}); err != nil {
+		return storage.CallsAggregate{}, err
+	}
+	var model sql.NullString
+	var usage [4]int64
+	usageDest := []any{&model, &usage[0], &usage[1], &usage[2], &usage[3]}
+	if err := eachMinute(ctx, qr, sqlgen.StoredMinutes(d, "call_minute_usage",
+		"m.minute, m.model, m.requests, m.prompt_tokens, m.completion_tokens, m.total_tokens", project, from, to, f),
+		usageDest, func(minute int64) error {
+			if _, ok := dirty[minute]; !ok {
+				sums.addUsage(minute, model.String, usage)
+			}
+			return nil
+		}); err != nil {
+		return storage.CallsAggregate{}, err
+	}
+	if len(dirty) > 0 {
+		src := minuteSource(project, slices.Sorted(maps.Keys(dirty)), f)
+		if err := eachMinuteRow(ctx, qr, sqlgen.MinuteCounts(d, src), []any{&calls, &errs}, func(k minuteGroup) {
+			b := sums.bucket(k.minute)
+			b.calls, b.errors = b.calls+calls, b.errors+errs
+		}); err != nil {
+			return storage.CallsAggregate{}, err
+		}
+		var bin int32
+		var n, total int64
+		if err := eachMinuteRow(ctx, qr, sqlgen.MinuteBins(d, src), []any{&bin, &n, &total}, func(k minuteGroup) {
+			sums.bucket(k.minute).hist.Add(bin, n, total)
+		}); err != nil {
+			return storage.CallsAggregate{}, err
+		}
+		if err := eachMinuteRow(ctx, qr, sqlgen.MinuteUsage(d, src), usageDest, func(k minuteGroup) {
+			sums.addUsage(k.minute, model.String, usage)
+		}); err != nil {
+			return storage.CallsAggregate{}, err
+		}
+	}
+	return sums.result(q), nil
+}
+
+// dirtyWithin is the set of a project's dirty minutes in [from, to).
+func dirtyWithin(ctx context.Context, qr queryer, project string, from, to int64) (map[int64]struct{}, error) {
+	rows, err := qr.QueryContext(ctx, "SELECT DISTINCT minute FROM call_minutes_dirty WHERE project_id = ? AND minute >= ? AND minute < ?",
+		project, from, to)
+	if err != nil {
+		return nil, fmt.Errorf("dirty minutes: %w", err)
+	}
+	defer rows.Close()
+	dirty := map[int64]struct{}{}
+	for rows.Next() {
+		var m int64
+		if err := rows.Scan(&m); err != nil {
+			return nil, err
+		}
+		dirty[m] = struct{}{}
+	}
+	return dirty, rows.Err()
+}
+
+// eachMinute runs st, whose rows are a minute and then the columns dest
+// points to, and calls use with each row's minute.
+func eachMinute(ctx context.Context, qr queryer, st sqlgen.Statement, dest []any, use func(minute int64) error) error {
+	rows, err := qr.QueryContext(ctx, st.SQL, st.Args...)
+	if err != nil {
+		return fmt.Errorf("chart rollups: %w", err)
+	}
+	defer rows.Close()
+	var minute int64
+	all := append([]any{&minute}, dest...)
+	for rows.Next() {
+		if err := rows.Scan(all...); err != nil {
+			return fmt.Errorf("chart rollups: %w", err)
+		}
+		if err := use(minute); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
+
+// expireMinutes follows an expiry of the calls of the projects where
+// selects that started before before: the rollups of the minutes wholly
+// before it go, and the minute it falls in, part expired, is marked dirty.
+func expireMinutes(ctx context.Context, conn *sql.Conn, where string, args []any, before time.Time) error {
+	cut := minuteOf(before)
+	for _, stmt := range []string{
+		"INSERT INTO call_minutes_dirty SELECT DISTINCT project_id, minute FROM call_minutes WHERE " + where + " AND minute = ?",
+		"DELETE FROM call_minutes WHERE " + where + " AND minute < ?",
+		"DELETE FROM call_minute_usage WHERE " + where + " AND minute < ?",
+		"DELETE FROM call_minutes_dirty WHERE " + where + " AND minute < ?",
+	} {
+		if _, err := conn.ExecContext(ctx, stmt, append(slices.Clone(args), cut)...); err != nil {
+			return fmt.Errorf("expire chart rollups: %w", err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,148 @@
+package sqlgen
+
+import (
+	"strings"
+	"time"
+
+	"github.com/weftdev/weft/storage/latencyhist"
+)
+
+// A project's calls summed per minute of their start, per op and per
+// whether they are trace roots: what the DuckDB store keeps as chart
+// rollups (storage/duckdb/minutes.go) and what it computes afresh for the
+// minutes whose rollups are out of date. The statements below return the
+// same rows for both, so a chart reads the same whichever it was.
+
+// MinuteExpr is the minute of a start time: whole minutes since the
+// epoch, floored.
+func MinuteExpr(started string) string {
+	return "(epoch_ms(date_trunc('minute', " + started + ")) // 60000)"
+}
+
+// MinuteFilter is the part of a calls filter that rollups keep apart:
+// op names (exact or ":*" wildcards) and roots only.
+type MinuteFilter struct {
+	OpNames   []string
+	RootsOnly bool
+}
+
+// MinuteSource selects a project's calls by the minutes they started in:
+// those in Ranges (half-open, whole minutes), and when Minutes is not nil
+// only those of its minutes.
+type MinuteSource struct {
+	ProjectID string
+	Ranges    []TimeRange
+	Minutes   []int64
+	Filter    MinuteFilter
+}
+
+// MinuteCountColumns is the select list of MinuteCounts.
+var MinuteCountColumns = []string{"minute", "op_name", "is_root", "calls", "errors"}
+
+// MinuteBinColumns is the select list of MinuteBins.
+var MinuteBinColumns = []string{"minute", "op_name", "is_root", "bin", "n", "total"}
+
+// MinuteUsageColumns is the select list of MinuteUsage.
+var MinuteUsageColumns = []string{"minute", "op_name", "is_root", "model", "requests", "prompt_tokens", "completion_tokens", "total_tokens"}
+
+// minutePlan is a MinuteSource rendered: its FROM and WHERE.
+type minutePlan struct {
+	b     *builder
+	from  string
+	where []string
+}
+
+// callColumns are the calls columns the minute statements read.
+const minuteCallColumns = "project_id, op_name, parent_id, has_start, deleted_at, started_at, exception, latency_ms, " +
+	"usage_models, usage_model, usage_requests, usage_prompt, usage_completion, usage_total, summary"
+
+func planMinutes(d Dialect, src MinuteSource) *minutePlan {
+	b := newBuilder(d)
+	ranges := make([]TimeRange, len(src.Ranges))
+	for i, r := range src.Ranges {
+		// BETWEEN is inclusive; start times are kept to the microsecond.
+		ranges[i] = TimeRange{From: r.From.UTC(), To: r.To.UTC().Add(-time.Microsecond)}
+	}
+	p := &minutePlan{b: b}
+	p.from = RangeScans("calls", minuteCallColumns, ranges, func(t time.Time) string { return b.bind(t, TypeTime) }) + " c"
+	p.where = []string{"c.project_id = " + b.bind(src.ProjectID, TypeString), "c.has_start", "c.deleted_at IS NULL"}
+	if src.Minutes != nil {
+		p.where = append(p.where, MinuteExpr("c.started_at")+" IN (SELECT unnest("+b.bind(src.Minutes, TypeIntList)+"))")
+	}
+	if pred := opNamePredicate(b, "c.op_name", src.Filter.OpNames); pred != "" {
+		p.where = append(p.where, pred)
+	}
+	if src.Filter.RootsOnly {
+		p.where = append(p.where, isRoot("c"))
+	}
+	return p
+}
+
+// keys is the grouping every minute statement shares.
+func (p *minutePlan) keys() string {
+	return MinuteExpr("c.started_at") + " AS minute, c.op_name AS op_name, " + isRoot("c") + " AS is_root"
+}
+
+// MinuteCounts renders the calls and errors (calls with an exception) per
+// minute, op and root flag of src, one row of MinuteCountColumns each.
+func MinuteCounts(d Dialect, src MinuteSource) Statement {
+	p := planMinutes(d, src)
+	sql := "SELECT " + p.keys() + ", count(*) AS calls, " + d.SumInt("CASE WHEN c.exception IS NOT NULL THEN 1 ELSE 0 END") +
+		" AS errors FROM " + p.from + " WHERE " + andAll(p.where) + " GROUP BY ALL"
+	return Statement{SQL: sql, Args: p.b.args}
+}
+
+// MinuteBins renders the latency histogram (latencyhist) of the ended
+// calls per minute, op and root flag of src: one row of MinuteBinColumns
+// per non-empty bin.
+func MinuteBins(d StoredLatencyDialect, src MinuteSource) Statement {
+	p := planMinutes(d, src)
+	lat := "c." + d.LatencyColumn()
+	sql := "SELECT " + p.keys() + ", " + latencyhist.BinSQL(lat) + " AS bin, count(*) AS n, " + d.SumInt(lat) + " AS total FROM " +
+		p.from + " WHERE " + andAll(append(p.where, lat+" IS NOT NULL")) + " GROUP BY ALL"
+	return Statement{SQL: sql, Args: p.b.args}
+}
+
+// MinuteUsage renders, per minute, op, root flag and model of src, the
+// sums of the calls' summary.usage entries as AggregateUsage counts them:
+// one row of MinuteUsageColumns each.
+func MinuteUsage(d TypedUsageDialect, src MinuteSource) Statement {
+	p := planMinutes(d, src)
+	where := andAll(p.where)
+	typed := "SELECT " + p.keys() + ", c.usage_model AS model, c.usage_requests AS requests, c.usage_prompt AS prompt, " +
+		"c.usage_completion AS completion, c.usage_total AS total FROM " + p.from + " WHERE " + where + " AND c.usage_models = 1"
+	entries := "SELECT " + p.keys() + ", unnest(" + d.UsageEntries("c.summary") + ") AS _e FROM " + p.from +
+		" WHERE " + where + " AND (c.usage_models IS NULL OR c.usage_models > 1)"
+	count := func(keys ...string) string {
+		terms := make([]string, len(keys))
+		for i, k := range keys {
+			terms[i] = "coalesce(" + d.UsageCount("_e.value", k, nil) + ", 0)"
+		}
+		return strings.Join(terms, " + ")
+	}
+	parsed := "SELECT minute, op_name, is_root, _e.key, " + count("requests") + ", " + count("prompt_tokens", "input_tokens") + ", " +
+		count("completion_tokens", "output_tokens") + ", " + count("total_tokens") + " FROM (" + entries + ")"
+	sum := func(col string) string {
+		return "coalesce(CAST(greatest(least(sum(" + col + "), 9.2e18), -9.2e18) AS BIGINT), 0)"
+	}
+	sql := "SELECT minute, op_name, is_root, model, " + sum("requests") + " AS requests, " + sum("prompt") + " AS prompt_tokens, " +
+		sum("completion") + " AS completion_tokens, " + sum("total") + " AS total_tokens FROM (" + typed + " UNION ALL " + parsed +
+		") GROUP BY ALL"
+	return Statement{SQL: sql, Args: p.b.args}
+}
+
+// StoredMinutes renders the rollup rows of table (call_minutes or
+// call_minute_usage, aliased m) of a project within [from, to) minutes
+// that f selects, with the select list cols.
+func StoredMinutes(d Dialect, table, cols, projectID string, from, to int64, f MinuteFilter) Statement {
+	b := newBuilder(d)
+	where := []string{"m.project_id = " + b.bind(projectID, TypeString), "m.minute >= " + b.bind(from, TypeInt),
+		"m.minute < " + b.bind(to, TypeInt)}
+	if pred := opNamePredicate(b, "m.op_name", f.OpNames); pred != "" {
+		where = append(where, pred)
+	}
+	if f.RootsOnly {
+		where = append(where, "m.is_root")
+	}
+	return Statement{SQL: "SELECT " + cols + " FROM " + table + " m WHERE " + andAll(where), Args: b.args}
+}
