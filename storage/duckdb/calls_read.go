@@ -344,6 +344,19 @@ func (s *Store) queryPageWith(ctx context.Context, db queryer, q storage.CallsQu
 
 // CountCalls implements storage.CallReader.
 func (s *Store) CountCalls(ctx context.Context, q storage.CallsQuery, limit int64) (storage.CallsStats, error) {
+	if f, ok := minuteFilter(q); ok && !q.IncludeTotalStorageSize {
+		n, err := s.countFromMinutes(ctx, q.ProjectID, f)
+		if limit > 0 {
+			n = min(n, limit)
+		}
+		return storage.CallsStats{Count: n}, err
+	}
+	return s.countByScan(ctx, q, limit)
+}
+
+// countByScan counts q's calls from the calls alone, for the filters the
+// rollups do not keep.
+func (s *Store) countByScan(ctx context.Context, q storage.CallsQuery, limit int64) (storage.CallsStats, error) {
 	st, err := sqlgen.CallsCount(sqlgen.DuckDB{}, q, limit, s.locate(q)...)
 	if err != nil {
 		return storage.CallsStats{}, err

@@ -378,16 +378,21 @@ func eachMinuteRow(ctx context.Context, q queryer, st sqlgen.Statement, dest []a
 	return rows.Err()
 }
 
+// minuteFilter is q's filter as the rollups keep it; ok is false when q
+// filters on anything else (a new filter field counts as anything else).
+func minuteFilter(q storage.CallsQuery) (sqlgen.MinuteFilter, bool) {
+	rest := q.Filter
+	rest.OpNames, rest.TraceRootsOnly = nil, false
+	ok := q.Where == nil && reflect.DeepEqual(rest, storage.CallsFilter{}) && len(q.Filter.OpNames) <= sqlgen.MaxFilterList
+	return sqlgen.MinuteFilter{OpNames: q.Filter.OpNames, RootsOnly: q.Filter.TraceRootsOnly}, ok
+}
+
 // minutesServe reports whether the rollups can answer q, and with which
 // filter: whole-minute buckets from a whole minute, and a filter of op
-// names and roots alone (any other filter or query scans the calls).
+// names and roots alone (minuteFilter; any other scans the calls).
 func minutesServe(q storage.CallsAggregateQuery) (sqlgen.MinuteFilter, bool) {
-	f := q.Calls.Filter
-	rest := f
-	rest.OpNames, rest.TraceRootsOnly = nil, false
-	ok := q.Calls.Where == nil && reflect.DeepEqual(rest, storage.CallsFilter{}) && len(f.OpNames) <= sqlgen.MaxFilterList &&
-		q.BucketSeconds%60 == 0 && wholeMinute(q.Start) && wholeMinute(q.End)
-	return sqlgen.MinuteFilter{OpNames: f.OpNames, RootsOnly: f.TraceRootsOnly}, ok
+	f, ok := minuteFilter(q.Calls)
+	return f, ok && q.BucketSeconds%60 == 0 && wholeMinute(q.Start) && wholeMinute(q.End)
 }
 
 func wholeMinute(t time.Time) bool { return t.UnixMicro()%60_000_000 == 0 }
@@ -630,4 +635,75 @@ func expireMinutes(ctx context.Context, conn *sql.Conn, where string, args []any
 		}
 	}
 	return nil
+}
+
+// countFromMinutes counts a project's calls that f selects (q was
+// accepted by minuteFilter) from the rollups of its clean minutes, the
+// calls of its dirty ones and the calls without a start time, in one
+// snapshot.
+func (s *Store) countFromMinutes(ctx context.Context, project string, f sqlgen.MinuteFilter) (int64, error) {
+	ctx, release, err := s.calls.hold(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("count calls: %w", err)
+	}
+	defer release()
+	conn, err := s.db.Conn(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("count calls: %w", err)
+	}
+	defer conn.Close()
+	defer rollback(conn)
+	if _, err := conn.ExecContext(ctx, "BEGIN TRANSACTION"); err != nil {
+		return 0, fmt.Errorf("count calls: %w", err)
+	}
+	n, err := countMinutes(ctx, s.calls.checked(conn), project, f)
+	if err != nil {
+		if stop := stoppedErr(ctx); stop != nil {
+			err = stop
+		}
+		return 0, fmt.Errorf("count calls: %w", err)
+	}
+	return n, nil
+}
+
+func countMinutes(ctx context.Context, qr queryer, project string, f sqlgen.MinuteFilter) (int64, error) {
+	d := sqlgen.NewDuckDB()
+	dirty, err := dirtyWithin(ctx, qr, project, math.MinInt64, math.MaxInt64)
+	if err != nil {
+		return 0, err
+	}
+	stored := sqlgen.StoredMinutes(d, "call_minutes", "coalesce(sum(m.calls), 0)", project, math.MinInt64, math.MaxInt64, f)
+	stored.SQL += " AND m.minute NOT IN (SELECT minute FROM call_minutes_dirty WHERE project_id = m.project_id)"
+	var total int64
+	if err := scanOne(ctx, qr, stored, &total); err != nil {
+		return 0, fmt.Errorf("rolled-up counts: %w", err)
+	}
+	var timeless int64
+	if err := scanOne(ctx, qr, sqlgen.TimelessCount(d, project, f), &timeless); err != nil {
+		return 0, fmt.Errorf("calls without a start time: %w", err)
+	}
+	total += timeless
+	if len(dirty) == 0 {
+		return total, nil
+	}
+	var calls, errs int64
+	err = eachMinuteRow(ctx, qr, sqlgen.MinuteCounts(d, minuteSource(project, slices.Sorted(maps.Keys(dirty)), f)), []any{&calls, &errs},
+		func(minuteGroup) { total += calls })
+	return total, err
+}
+
+// scanOne runs st and scans its one row into dest.
+func scanOne(ctx context.Context, qr queryer, st sqlgen.Statement, dest ...any) error {
+	rows, err := qr.QueryContext(ctx, st.SQL, st.Args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	if !rows.Next() {
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		return sql.ErrNoRows
+	}
+	return rows.Scan(dest...)
 }

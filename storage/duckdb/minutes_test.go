@@ -204,6 +204,23 @@ func TestChartRollupsAnswerAsTheCallsDo(t *testing.T) {
 			}
 			sameCharts(t, stage+", "+name, got, want)
 		}
+		for name, f := range filters {
+			q := storage.CallsQuery{ProjectID: "e/p", Filter: f}
+			want, err := s.countByScan(ctx, q, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := s.CountCalls(ctx, q, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Count != want.Count || got.Count == 0 {
+				t.Errorf("%s, count of %s = %d, want %d", stage, name, got.Count, want.Count)
+			}
+			if got, err := s.CountCalls(ctx, q, 7); err != nil || got.Count != 7 {
+				t.Errorf("%s, count of %s up to 7 = %d, %v", stage, name, got.Count, err)
+			}
+		}
 	}
 	dirty := func() int {
 		var n int
@@ -342,5 +359,30 @@ func TestChartsOutsideTheRollupsScan(t *testing.T) {
 	}
 	if _, ok := minutesServe(base); !ok {
 		t.Error("whole minutes with no filter: not served by the rollups")
+	}
+}
+
+// TestCountsHoldCallsWithoutAStartTime: a start without a time has no
+// minute; the count from rollups still counts it, as the scan does.
+func TestCountsHoldCallsWithoutAStartTime(t *testing.T) {
+	ctx := context.Background()
+	s := openTestStore(t)
+	t0 := time.Date(2026, 5, 6, 7, 0, 0, 0, time.UTC)
+	var ops []storage.CallOp
+	for i, at := range []time.Time{t0, {}, t0.Add(time.Minute), {}} {
+		ops = append(ops, storage.CallOp{Part: &storage.CallPart{Kind: storage.PartStart, Call: storage.Call{ProjectID: "e/p",
+			ID: fmt.Sprintf("c%d", i), TraceID: "t", OpName: "chat", StartedAt: at}}})
+	}
+	if _, err := s.WriteCallOps(ctx, ops); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 { // dirty, then rolled up
+		got, err := s.CountCalls(ctx, storage.CallsQuery{ProjectID: "e/p", Filter: storage.CallsFilter{OpNames: []string{"chat"}}}, 0)
+		if err != nil || got.Count != 4 {
+			t.Fatalf("count = %d, %v; want 4", got.Count, err)
+		}
+		if _, err := s.refreshMinutes(ctx, refreshBatch); err != nil {
+			t.Fatal(err)
+		}
 	}
 }

@@ -146,3 +146,19 @@ func StoredMinutes(d Dialect, table, cols, projectID string, from, to int64, f M
 	}
 	return Statement{SQL: "SELECT " + cols + " FROM " + table + " m WHERE " + andAll(where), Args: b.args}
 }
+
+// TimelessCount renders the count of a project's calls that f selects
+// that have a start but no start time, which no minute holds. Zone maps
+// keep whether a block has NULLs, so the scan skips every block of calls
+// with start times.
+func TimelessCount(d Dialect, projectID string, f MinuteFilter) Statement {
+	b := newBuilder(d)
+	where := []string{"c.project_id = " + b.bind(projectID, TypeString), "c.has_start", "c.deleted_at IS NULL", "c.started_at IS NULL"}
+	if pred := opNamePredicate(b, "c.op_name", f.OpNames); pred != "" {
+		where = append(where, pred)
+	}
+	if f.RootsOnly {
+		where = append(where, isRoot("c"))
+	}
+	return Statement{SQL: "SELECT count(*) FROM calls c WHERE " + andAll(where), Args: b.args}
+}
