@@ -216,13 +216,13 @@ func (s *Store) boundedPageKeys(ctx context.Context, q storage.CallsQuery) (keys
 	case !ok:
 		return s.pageKeys(ctx, q)
 	}
-	var bound sql.NullInt64
+	var bound sql.NullFloat64
 	err = s.eachRow(ctx, st, func(rows *sql.Rows) error { return rows.Scan(&bound) })
 	if err != nil {
 		return nil, 0, 0, fmt.Errorf("page bound: %w", err)
 	}
 	if bound.Valid {
-		keys, lowRow, highRow, err = s.pageKeys(ctx, q, sqlgen.SortBound(bound.Int64))
+		keys, lowRow, highRow, err = s.pageKeys(ctx, q, sqlgen.SortBound(bound.Float64))
 		if err != nil || int64(len(keys)) == q.Limit {
 			return keys, lowRow, highRow, err
 		}

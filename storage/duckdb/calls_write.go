@@ -28,7 +28,7 @@ var stageColumns = []string{
 	"exception", "wb_user_id", "wb_run_id", "wb_run_step", "wb_run_step_end",
 	"input_refs", "output_refs",
 	"usage_models", "usage_model", "usage_requests", "usage_prompt", "usage_completion", "usage_total",
-	"usage_cache_read", "usage_cache_create", "latency_ms",
+	"usage_cache_read", "usage_cache_create", "latency_ms", "total_tokens",
 }
 
 var (
@@ -36,7 +36,7 @@ var (
 		"started_at", "attributes", "inputs", "otel_dump", "wb_user_id", "wb_run_id", "wb_run_step", "input_refs"}
 	endColumns = []string{"ended_at", "exception", "output", "summary", "wb_run_step_end", "output_refs",
 		"usage_models", "usage_model", "usage_requests", "usage_prompt", "usage_completion", "usage_total",
-		"usage_cache_read", "usage_cache_create"}
+		"usage_cache_read", "usage_cache_create", "total_tokens"}
 )
 
 // A merge of parts into stored calls runs as a few statements over
@@ -267,11 +267,15 @@ func (s *Store) insertFresh(dc driver.Conn, ops []storage.CallOp) error {
 	if len(ops) == 0 {
 		return nil
 	}
+	tokens, err := parsedTokens(dc, ops)
+	if err != nil {
+		return err
+	}
 	app, err := duckdbdriver.NewAppenderWithColumns(dc, callsCatalog, "main", "calls", stageColumns)
 	if err != nil {
 		return fmt.Errorf("calls appender: %w", err)
 	}
-	return s.appendAll(app, ops, "insert calls")
+	return s.appendAll(app, ops, tokens, "insert calls")
 }
 
 func (s *Store) mergeKnown(dc driver.Conn, ops []storage.CallOp, marks minuteMarks) error {
@@ -297,6 +301,10 @@ func (s *Store) mergeKnown(dc driver.Conn, ops []storage.CallOp, marks minuteMar
 		}
 		return n, nil
 	}
+	tokens, err := parsedTokens(dc, ops)
+	if err != nil {
+		return err
+	}
 	app, err := duckdbdriver.NewAppenderWithColumns(dc, "temp", "main", "call_parts", stageColumns)
 	if err != nil { // the connection's first merge: the stage table is not there yet
 		if _, err := exec("calls stage table", stageTableSQL); err != nil {
@@ -306,7 +314,7 @@ func (s *Store) mergeKnown(dc driver.Conn, ops []storage.CallOp, marks minuteMar
 			return fmt.Errorf("calls stage appender: %w", err)
 		}
 	}
-	if err := s.appendAll(app, ops, "stage calls"); err != nil {
+	if err := s.appendAll(app, ops, tokens, "stage calls"); err != nil {
 		return err
 	}
 	source, args := callsTable, []driver.NamedValue(nil)
@@ -396,10 +404,10 @@ func (s *Store) noteUnmatchedStartless(qr driver.QueryerContext, ops []storage.C
 	}
 }
 
-func (s *Store) appendAll(app *duckdbdriver.Appender, ops []storage.CallOp, what string) error {
+func (s *Store) appendAll(app *duckdbdriver.Appender, ops []storage.CallOp, tokens []driver.Value, what string) error {
 	dumps := s.dumps.packAll(ops)
 	for i, op := range ops {
-		if err := app.AppendRow(s.partRow(op.Part, dumps[i])...); err != nil {
+		if err := app.AppendRow(s.partRow(op.Part, dumps[i], tokens[i])...); err != nil {
 			_ = app.Close()
 			return fmt.Errorf("%s: call %s: %w", what, op.Part.Call.ID, err)
 		}
@@ -411,8 +419,8 @@ func (s *Store) appendAll(app *duckdbdriver.Appender, ops []storage.CallOp, what
 }
 
 // partRow is a part's row in stageColumns order, its raw span already
-// packed.
-func (s *Store) partRow(p *storage.CallPart, dump any) []driver.Value {
+// packed and its token total computed (callTokens).
+func (s *Store) partRow(p *storage.CallPart, dump, tokens any) []driver.Value {
 	c := &p.Call
 	u := usageColumns(c.Summary)
 	return []driver.Value{
@@ -424,7 +432,74 @@ func (s *Store) partRow(p *storage.CallPart, dump any) []driver.Value {
 		nullStrPtr(c.Exception), nullStr(c.WBUserID), nullStr(c.WBRunID), nullInt(c.WBRunStep), nullInt(c.WBRunStepEnd),
 		refsText(c.InputRefs), refsText(c.OutputRefs),
 		u.models, u.model, u.Requests, u.Prompt, u.Completion, u.Total, u.CacheRead, u.CacheCreate,
-		callLatency(c.StartedAt, c.EndedAt),
+		callLatency(c.StartedAt, c.EndedAt), callTokens(p, u, tokens),
+	}
+}
+
+// callTokens is the total_tokens column of a part's row
+// (migrations/0014_calls_tokens.sql): NULL for a part without an end or
+// without usage; for one model's typed usage what sqlgen's typed total
+// reads (total_tokens when non-zero, else prompt plus completion); else
+// parsed, the total parsedTokens computed.
+func callTokens(p *storage.CallPart, u typedUsage, parsed any) driver.Value {
+	switch {
+	case !p.Kind.HasEnd():
+		return nil
+	case u.models == nil: // not typed: readers parse the summary
+		return parsed
+	case !u.Typed(): // no usage
+		return nil
+	case u.Total != 0:
+		return u.Total
+	}
+	return u.Prompt + u.Completion
+}
+
+// parsedTokens computes, on the write's connection, the token totals of
+// the parts whose usage the typed form cannot hold, with the readers' own
+// SQL (sqlgen.SummaryTokens); the others get nil (callTokens types them).
+// Such usage is rare: most writes run no statement here.
+func parsedTokens(dc driver.Conn, ops []storage.CallOp) ([]driver.Value, error) {
+	tokens := make([]driver.Value, len(ops))
+	var at []int
+	var summaries []string
+	for i, op := range ops {
+		if c := &op.Part.Call; op.Part.Kind.HasEnd() && len(c.Summary) > 0 {
+			if u := usageOfSummary(c.Summary); !u.Typed() && u.Models != 0 {
+				at, summaries = append(at, i), append(summaries, string(c.Summary))
+			}
+		}
+	}
+	if len(at) == 0 {
+		return tokens, nil
+	}
+	qr, ok := dc.(driver.QueryerContext)
+	if !ok {
+		return nil, errors.New("token totals: the driver connection runs no queries")
+	}
+	st := sqlgen.SummaryTokens(sqlgen.DuckDB{}, summaries)
+	args := make([]driver.NamedValue, len(st.Args))
+	for i, a := range st.Args {
+		args[i] = driver.NamedValue{Ordinal: i + 1, Value: a}
+	}
+	rows, err := qr.QueryContext(context.Background(), st.SQL, args)
+	if err != nil {
+		return nil, fmt.Errorf("token totals: %w", err)
+	}
+	defer rows.Close()
+	vals := make([]driver.Value, 2)
+	for {
+		switch err := rows.Next(vals); {
+		case errors.Is(err, io.EOF):
+			return tokens, nil
+		case err != nil:
+			return nil, fmt.Errorf("token totals: %w", err)
+		}
+		i, ok := vals[0].(int64)
+		if !ok || i < 0 || int(i) >= len(at) {
+			return nil, fmt.Errorf("token totals: row %v of %d summaries", vals[0], len(at))
+		}
+		tokens[at[i]] = vals[1]
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"github.com/weftdev/weft/storage/sqlgen"
 	"time"
 )
 
@@ -40,6 +41,9 @@ func (s *Store) migrateCalls(ctx context.Context, ddl []string) error {
 		if err := s.storedLatency(ctx, conn); err != nil {
 			return err
 		}
+		if err := s.storedTokens(ctx, conn); err != nil {
+			return err
+		}
 		return backfillMinutes(ctx, conn)
 	}
 	for _, body := range ddl {
@@ -51,6 +55,9 @@ func (s *Store) migrateCalls(ctx context.Context, ddl []string) error {
 		return err
 	}
 	if err := s.storedLatency(ctx, conn); err != nil {
+		return err
+	}
+	if err := s.storedTokens(ctx, conn); err != nil {
 		return err
 	}
 	if err := backfillMinutes(ctx, conn); err != nil {
@@ -97,6 +104,50 @@ func (s *Store) storedLatency(ctx context.Context, conn *sql.Conn) error {
 	}
 	return nil
 }
+
+// storedTokens fills total_tokens for calls written before the column
+// was (migrations/0014_calls_tokens.sql), once: the rows with typed usage
+// by rewriting the column (ALTER ... USING, fast, but its binder takes no
+// lambdas), the rest with the readers' whole expression
+// (sqlgen.TotalTokensSQL) by UPDATEs of tokensFillRows row ids each, so
+// that no transaction holds the undo of a whole table. It is noted done
+// at the end: unlike a latency, a total can stay NULL, so the rows left
+// NULL cannot tell whether it ran, and a restart part way starts over.
+func (s *Store) storedTokens(ctx context.Context, conn *sql.Conn) error {
+	var filled bool
+	err := conn.QueryRowContext(ctx, "SELECT count(*) > 0 FROM calls_columns_filled WHERE column_name = 'total_tokens'").Scan(&filled)
+	if err != nil || filled {
+		return err
+	}
+	begin := time.Now()
+	var rows int64
+	if err := conn.QueryRowContext(ctx, "SELECT coalesce(max(rowid) + 1, 0) FROM calls").Scan(&rows); err != nil {
+		return fmt.Errorf("calls table: stored token totals: %w", err)
+	}
+	typed := sqlgen.TypedTokensSQL(sqlgen.DuckDB{}, "")
+	if _, err := conn.ExecContext(ctx, "ALTER TABLE calls ALTER COLUMN total_tokens SET DATA TYPE DOUBLE USING coalesce(total_tokens, "+typed+")"); err != nil {
+		return fmt.Errorf("calls table: stored token totals: %w", err)
+	}
+	parse := "UPDATE calls SET total_tokens = " + sqlgen.TotalTokensSQL(sqlgen.DuckDB{}, "calls") +
+		" WHERE rowid >= ? AND rowid < ? AND total_tokens IS NULL AND has_end AND (usage_models IS NULL OR usage_models > 1)"
+	for from := int64(0); from < rows; from += tokensFillRows {
+		if _, err := conn.ExecContext(ctx, parse, from, from+tokensFillRows); err != nil {
+			return fmt.Errorf("calls table: stored token totals: %w", err)
+		}
+	}
+	for _, stmt := range []string{"INSERT INTO calls_columns_filled VALUES ('total_tokens')", "FORCE CHECKPOINT " + callsCatalog} {
+		if _, err := conn.ExecContext(ctx, stmt); err != nil {
+			return fmt.Errorf("calls table: stored token totals: %w", err)
+		}
+	}
+	if s.logger != nil && rows > 0 {
+		s.logger.Info("stored each call's token total with it (once per data dir)", "calls", rows, "took", time.Since(begin).Round(time.Millisecond))
+	}
+	return nil
+}
+
+// tokensFillRows is how many rows one UPDATE of storedTokens spans.
+const tokensFillRows = 100_000
 
 func (s *Store) moveCalls(ctx context.Context, conn *sql.Conn, ddl []string) error {
 	begin := time.Now()

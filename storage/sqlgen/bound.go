@@ -46,7 +46,7 @@ func CallsSortBound(d Dialect, q storage.CallsQuery) (st Statement, ok bool, err
 // SortBound cuts a page of a query that CallsSortBound bounded to the
 // calls whose first sort key lies on the page's side of bound, the value
 // it returned. It changes nothing for a query it does not apply to.
-func SortBound(bound int64) CallsOption {
+func SortBound(bound float64) CallsOption {
 	return func(p *callsPlan) { p.bound = &bound }
 }
 
@@ -60,5 +60,5 @@ func (p *callsPlan) boundPredicate() string {
 	if p.order[0].desc {
 		op = " >= "
 	}
-	return p.order[0].sql + op + p.b.bind(*p.bound, TypeInt)
+	return p.order[0].sql + op + p.b.bind(*p.bound, TypeFloat)
 }

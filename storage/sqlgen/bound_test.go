@@ -10,7 +10,7 @@ import (
 	"github.com/weftdev/weft/storage"
 )
 
-// TestSortBoundPagesAgree: a page sorted by latency and read with the
+// TestSortBoundPagesAgree: a page sorted by latency or tokens and read with the
 // bound CallsSortBound gives (as the DuckDB store reads it) holds the same
 // calls in the same order as the page read whole, in both directions,
 // with ties across the bound, running calls (no latency) and offsets
@@ -21,44 +21,47 @@ func TestSortBoundPagesAgree(t *testing.T) {
 	for i := range 60 {
 		c := call{id: fmt.Sprintf("c%02d", i), started: at(time.Duration(i) * time.Second)}
 		if i%7 != 3 { // every seventh call still runs
-			c.ended = ptrTime(c.started.Add(time.Duration(i%5) * 10 * time.Millisecond)) // five latencies: ties
+			c.ended = ptrTime(c.started.Add(time.Duration(i%5) * 10 * time.Millisecond))               // five latencies: ties
+			c.summary = fmt.Sprintf(`{"usage":{"m":{"prompt_tokens":%d,"completion_tokens":1}}}`, i%4) // four totals: ties
 		}
 		calls = append(calls, c)
 	}
 	calls = append(calls, call{project: "e/other", id: "x", started: at(0), ended: ptrTime(at(time.Hour))})
 	insertCalls(t, db, calls)
 	d := NewDuckDB()
-	for _, dir := range []string{"desc", "asc"} {
-		for _, page := range []struct{ limit, offset int64 }{{1, 0}, {5, 0}, {10, 3}, {12, 0}, {50, 0}, {10, 48}, {20, 55}} {
-			q := storage.CallsQuery{ProjectID: "e/p", SortBy: sortBy("summary.weave.latency_ms", dir), Limit: page.limit, Offset: page.offset}
-			t.Run(fmt.Sprintf("%s limit %d offset %d", dir, page.limit, page.offset), func(t *testing.T) {
-				whole := pageKeyIDs(t, db, d, q)
-				st, ok, err := CallsSortBound(d, q)
-				if err != nil || !ok {
-					t.Fatalf("CallsSortBound = %v, %v", ok, err)
-				}
-				var bound sql.NullInt64
-				if err := db.QueryRow(st.SQL, st.Args...).Scan(&bound); err != nil && err != sql.ErrNoRows {
-					t.Fatal(err)
-				}
-				ended := int64(len(calls) - 1 - (len(calls)-1+3)/7)
-				if want := page.limit+page.offset <= ended; bound.Valid != want {
-					t.Fatalf("bound found %v, want %v (%d calls have a latency)", bound.Valid, want, ended)
-				}
-				if !bound.Valid {
-					return
-				}
-				if got := pageKeyIDs(t, db, d, q, SortBound(bound.Int64)); !slices.Equal(got, whole) {
-					t.Fatalf("bounded page %v, whole %v (bound %d)", got, whole, bound.Int64)
-				}
-			})
+	for _, field := range []string{"summary.weave.latency_ms", "summary.weave.total_tokens"} {
+		for _, dir := range []string{"desc", "asc"} {
+			for _, page := range []struct{ limit, offset int64 }{{1, 0}, {5, 0}, {10, 3}, {12, 0}, {50, 0}, {10, 48}, {20, 55}} {
+				q := storage.CallsQuery{ProjectID: "e/p", SortBy: sortBy(field, dir), Limit: page.limit, Offset: page.offset}
+				t.Run(fmt.Sprintf("%s %s limit %d offset %d", field, dir, page.limit, page.offset), func(t *testing.T) {
+					whole := pageKeyIDs(t, db, d, q)
+					st, ok, err := CallsSortBound(d, q)
+					if err != nil || !ok {
+						t.Fatalf("CallsSortBound = %v, %v", ok, err)
+					}
+					var bound sql.NullFloat64
+					if err := db.QueryRow(st.SQL, st.Args...).Scan(&bound); err != nil && err != sql.ErrNoRows {
+						t.Fatal(err)
+					}
+					ended := int64(len(calls) - 1 - (len(calls)-1+3)/7)
+					if want := page.limit+page.offset <= ended; bound.Valid != want {
+						t.Fatalf("bound found %v, want %v (%d calls have a latency)", bound.Valid, want, ended)
+					}
+					if !bound.Valid {
+						return
+					}
+					if got := pageKeyIDs(t, db, d, q, SortBound(bound.Float64)); !slices.Equal(got, whole) {
+						t.Fatalf("bounded page %v, whole %v (bound %v)", got, whole, bound.Float64)
+					}
+				})
+			}
 		}
 	}
 	t.Run("not bounded", func(t *testing.T) {
 		for _, q := range []storage.CallsQuery{
 			{ProjectID: "e/p", SortBy: sortBy("summary.weave.latency_ms", "desc")}, // no limit
 			{ProjectID: "e/p", SortBy: sortBy("started_at", "desc"), Limit: 10},
-			{ProjectID: "e/p", SortBy: sortBy("summary.weave.total_tokens", "desc"), Limit: 10},
+			{ProjectID: "e/p", SortBy: sortBy("summary.weave.cost", "desc"), Limit: 10},
 		} {
 			if _, ok, err := CallsSortBound(d, q); ok || err != nil {
 				t.Errorf("CallsSortBound(%v) = %v, %v; want not bounded", q.SortBy, ok, err)

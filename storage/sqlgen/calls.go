@@ -25,7 +25,7 @@ type callsPlan struct {
 	narrow string
 	source string
 	// bound is SortBound's value, nil without it.
-	bound *int64
+	bound *float64
 }
 
 // located reports whether StartedWithin narrowed the query.

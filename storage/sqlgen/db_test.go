@@ -124,9 +124,12 @@ func insertCalls(t testing.TB, db *sql.DB, calls []call) {
 			t.Fatalf("insert %s: %v", c.id, err)
 		}
 	}
-	// The DuckDB store writes each call's latency with it (StoredLatencyDialect).
-	if _, err := db.Exec(storedLatencySQL); err != nil {
-		t.Fatal(err)
+	// The DuckDB store writes each call's latency and token total with it
+	// (StoredLatencyDialect, StoredTokensDialect).
+	for _, stmt := range []string{storedLatencySQL, "UPDATE calls SET total_tokens = " + TotalTokensSQL(DuckDB{}, "calls")} {
+		if _, err := db.Exec(stmt); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 

@@ -165,6 +165,16 @@ type StoredLatencyDialect interface {
 	LatencyColumn() string
 }
 
+// StoredTokensDialect is a Dialect whose calls table keeps each call's
+// summary.weave.total_tokens in a column, written with its end (the sum
+// TotalTokensSQL renders, NULL without usage). Sorting and filtering on
+// the column let the engine skip rows by it; SortBound pages on it.
+type StoredTokensDialect interface {
+	Dialect
+	// TokensColumn names the column.
+	TokensColumn() string
+}
+
 type TypedUsageDialect interface {
 	Dialect
 	// UsageOne is term over the one typed entry of model, with the costs

@@ -17,6 +17,7 @@ type DuckDB struct{}
 var (
 	_ Dialect              = DuckDB{}
 	_ StoredLatencyDialect = DuckDB{}
+	_ StoredTokensDialect  = DuckDB{}
 )
 
 // NewDuckDB returns the DuckDB dialect.
@@ -54,6 +55,10 @@ func (DuckDB) PageKey(alias string) string { return alias + ".rowid" }
 // LatencyColumn implements StoredLatencyDialect (storage/duckdb's
 // migrations/0012_calls_latency.sql).
 func (DuckDB) LatencyColumn() string { return "latency_ms" }
+
+// TokensColumn implements StoredTokensDialect (storage/duckdb's
+// migrations/0014_calls_tokens.sql).
+func (DuckDB) TokensColumn() string { return "total_tokens" }
 
 // ReadCurrent implements Dialect: DuckDB keeps one row per call.
 func (DuckDB) ReadCurrent(table, alias string) string { return table + " " + alias }

@@ -99,7 +99,12 @@ func newFields(b *builder, alias string) *fields {
 	return &fields{d: b.d, b: b, alias: alias, feedback: newFeedbackJoins(), paths: map[string]string{}}
 }
 
-func (fs *fields) col(name string) string { return fs.alias + "." + name }
+func (fs *fields) col(name string) string {
+	if fs.alias == "" {
+		return name
+	}
+	return fs.alias + "." + name
+}
 
 // jsonPath binds the dialect encoding of segs once per statement.
 func (fs *fields) jsonPath(segs []querylang.Segment) string {
@@ -154,6 +159,9 @@ func (fs *fields) computed(name string) string {
 			" WHEN coalesce(" + errCount + ", 0) > 0 THEN 'descendant_error'" +
 			" WHEN " + c("ended_at") + " IS NULL THEN 'running' ELSE 'success' END)"
 	case "total_tokens":
+		if sd, ok := d.(StoredTokensDialect); ok {
+			return c(sd.TokensColumn())
+		}
 		return fs.totalTokens()
 	case "cost":
 		return fs.cost()

@@ -78,9 +78,22 @@ func callOrderKeys(fs *fields, sortBy []storage.SortBy) ([]orderKey, error) {
 			keys = append(keys, orderKey{sql: fs.exists(f), desc: true},
 				orderKey{sql: fs.d.ParseFloat(value), desc: desc})
 		}
-		_, stored := fs.d.(StoredLatencyDialect)
-		bounded := stored && f.kind == fieldComputed && f.name == "latency_ms"
+		bounded := f.kind == fieldComputed && storedSortKey(fs.d, f.name)
 		keys = append(keys, orderKey{sql: value, desc: desc, bounded: bounded})
 	}
 	return keys, nil
+}
+
+// storedSortKey reports whether the dialect keeps the computed field in a
+// column of its own, which SortBound can bound a page by.
+func storedSortKey(d Dialect, name string) bool {
+	switch name {
+	case "latency_ms":
+		_, ok := d.(StoredLatencyDialect)
+		return ok
+	case "total_tokens":
+		_, ok := d.(StoredTokensDialect)
+		return ok
+	}
+	return false
 }

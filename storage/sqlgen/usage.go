@@ -1,6 +1,7 @@
 package sqlgen
 
 import (
+	"fmt"
 	"math"
 
 	"github.com/weftdev/weft/pricing"
@@ -143,4 +144,39 @@ func lastSpan(sched []pricing.Span, i int) int64 {
 		j++
 	}
 	return int64(j + 1)
+}
+
+// TotalTokensSQL renders summary.weave.total_tokens of the calls row
+// aliased alias ("" for unqualified columns), parsed from the summary as
+// a dialect that keeps no column of it reads it: what a store that keeps
+// one fills it with for rows written before. It binds nothing.
+func TotalTokensSQL(d Dialect, alias string) string {
+	b := newBuilder(d)
+	sql := newFields(b, alias).totalTokens()
+	if len(b.args) > 0 {
+		panic("sqlgen: TotalTokensSQL bound arguments for dialect " + fmt.Sprintf("%T", d))
+	}
+	return sql
+}
+
+// TypedTokensSQL renders summary.weave.total_tokens of the calls row
+// aliased alias ("" for unqualified columns) when its usage is typed (one
+// model), NULL otherwise: the part of TotalTokensSQL without a lambda.
+func TypedTokensSQL(d TypedUsageDialect, alias string) string {
+	fs := newFields(newBuilder(d), alias)
+	return "(CASE WHEN " + fs.col("usage_models") + " = 1 THEN " + tokensOf(fs.typedCounts()) + " END)"
+}
+
+// SummaryTokens renders the token totals of summaries as a dialect's
+// parsed total_tokens reads them, one row (i, total) per summary, i its
+// index from 0: a store that keeps the column computes the total of a
+// summary its own reading cannot type (several models, counts that are
+// no plain numbers) with the readers' own rule.
+func SummaryTokens(d Dialect, summaries []string) Statement {
+	b := newBuilder(d)
+	list := b.bind(summaries, TypeStringList)
+	fs := newFields(b, "c")
+	parsed := fs.d.UsageSum(fs.col("summary"), "", nil, func(v string, _ SpanPrice) string { return tokensOf(fs.entryCounts(v)) })
+	sql := "SELECT c.i, " + parsed + " FROM (SELECT unnest(range(len(" + list + "))) AS i, unnest(" + list + ") AS summary) c ORDER BY c.i"
+	return Statement{SQL: sql, Args: b.args}
 }
