@@ -67,6 +67,8 @@ func otlpReads(ctx context.Context, t *target, o options, project string, pool t
 				"sort_by": []map[string]string{{"field": "started_at", "direction": "desc"}}, "limit": 50, "include_costs": true,
 				"columns": []string{"id", "trace_id", "parent_id", "op_name", "display_name", "started_at", "ended_at", "exception", "summary"}}
 		}},
+		{"UI calls page sorted by latency", "/calls/stream_query", uiSorted(project, "summary.weave.latency_ms")},
+		{"UI calls page sorted by tokens", "/calls/stream_query", uiSorted(project, "summary.weave.total_tokens")},
 		{"UI calls page: its count", "/calls/query_stats", func(*rand.Rand) map[string]any {
 			return map[string]any{"project_id": project, "filter": map[string]any{"trace_roots_only": true}}
 		}},
@@ -152,5 +154,15 @@ func waitReadable(ctx context.Context, client *http.Client, t *target, project s
 			return ctx.Err()
 		case <-time.After(time.Second):
 		}
+	}
+}
+
+// uiSorted is the web UI's calls page (50 roots, the columns its table
+// shows, with costs) sorted by field, highest first.
+func uiSorted(project, field string) func(*rand.Rand) map[string]any {
+	return func(*rand.Rand) map[string]any {
+		return map[string]any{"project_id": project, "filter": map[string]any{"trace_roots_only": true},
+			"sort_by": []map[string]string{{"field": field, "direction": "desc"}}, "limit": 50, "include_costs": true,
+			"columns": []string{"id", "trace_id", "parent_id", "op_name", "display_name", "started_at", "ended_at", "exception", "summary"}}
 	}
 }
