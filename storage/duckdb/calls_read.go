@@ -111,6 +111,10 @@ func (s *Store) queryOnePage(ctx context.Context, q storage.CallsQuery, yield fu
 }
 
 func (s *Store) queryPages(ctx context.Context, conn queryer, q storage.CallsQuery, yield func(storage.StoredCall, error) bool) {
+	if desc, ok := sqlgen.KeysetOrder(q.SortBy); ok && q.Offset == 0 && selects(q.Columns, "started_at", "id") {
+		s.queryPagesByKeys(ctx, conn, q, desc, yield)
+		return
+	}
 	remaining := q.Limit // 0 = unbounded
 	page := q
 	for {
@@ -129,6 +133,125 @@ func (s *Store) queryPages(ctx context.Context, conn queryer, q storage.CallsQue
 			}
 		}
 	}
+}
+
+// queryPagesByKeys reads q (in sqlgen.KeysetOrder, from its first call)
+// in windows of start time, each after the start time and id of the last
+// call read (sqlgen.StartedAfter) and before the window's edge
+// (sqlgen.StartedBefore): a window costs what its own calls cost, where an
+// OFFSET, or a key alone, sorts every call after it again for each page.
+// A window that holds more than a page is cut at the page; one that holds
+// fewer is followed by a wider one, until the window passes the project's
+// last start. The calls without a start time, which sort last and which
+// no window holds, are read after the others by offset among themselves.
+func (s *Store) queryPagesByKeys(ctx context.Context, conn queryer, q storage.CallsQuery, desc bool, yield func(storage.StoredCall, error) bool) {
+	first, last, ok := s.startedSpan(ctx, conn, q.ProjectID, yield)
+	if !ok {
+		return
+	}
+	remaining := q.Limit // 0 = unbounded
+	page := q
+	from, end := first, last
+	if desc {
+		from, end = last, first
+	}
+	width := firstWindow
+	var after *storage.StoredCall // the last call read
+	for !from.IsZero() {
+		page.Limit = s.pageSize
+		if remaining > 0 {
+			page.Limit = min(remaining, s.pageSize)
+		}
+		edge := from.Add(width)
+		if desc {
+			edge = from.Add(-width)
+		}
+		opts := []sqlgen.CallsOption{sqlgen.StartedBefore(edge, desc)}
+		if after != nil {
+			opts = append(opts, sqlgen.StartedAfter(after.StartedAt, after.ID, desc))
+		}
+		var read storage.StoredCall
+		n, ok := s.queryPageWith(ctx, conn, page, opts, func(c storage.StoredCall, err error) bool {
+			read = c
+			return yield(c, err)
+		})
+		if !ok {
+			return
+		}
+		if remaining > 0 {
+			if remaining -= n; remaining == 0 {
+				return
+			}
+		}
+		if n > 0 {
+			after = &read
+		}
+		passed := edge.After(end)
+		if desc {
+			passed = edge.Before(end)
+		}
+		switch {
+		case n == page.Limit: // the window held a page or more: the next starts at its last call, twice as wide as the page was
+			from, width = read.StartedAt, max(2*absDuration(read.StartedAt.Sub(from)), time.Millisecond)
+		case passed: // every call with a start time is read
+			from = time.Time{}
+		default: // a sparse window: go on past it, wider
+			from, width = edge, width*4
+		}
+	}
+	page.Offset = 0
+	for {
+		page.Limit = s.pageSize
+		if remaining > 0 {
+			page.Limit = min(remaining, s.pageSize)
+		}
+		n, ok := s.queryPageWith(ctx, conn, page, []sqlgen.CallsOption{sqlgen.StartedUnknown()}, yield)
+		if !ok || n < page.Limit {
+			return
+		}
+		if remaining > 0 {
+			if remaining -= n; remaining == 0 {
+				return
+			}
+		}
+		page.Offset += n
+	}
+}
+
+// firstWindow is the span of start times a stream's first window reads.
+const firstWindow = time.Minute
+
+func absDuration(d time.Duration) time.Duration {
+	if d < 0 {
+		return -d
+	}
+	return d
+}
+
+// startedSpan reads the earliest and latest start of the project's live
+// calls in conn's snapshot; both zero when none has one.
+func (s *Store) startedSpan(ctx context.Context, conn queryer, project string, yield func(storage.StoredCall, error) bool) (first, last time.Time, ok bool) {
+	st := sqlgen.StartedSpan(sqlgen.DuckDB{}, project)
+	var lo, hi sql.NullTime
+	if err := scanOne(ctx, conn, st, &lo, &hi); err != nil {
+		yield(storage.StoredCall{}, fmt.Errorf("query calls: %w", err))
+		return first, last, false
+	}
+	return lo.Time, hi.Time, true
+}
+
+// selects reports whether a calls query's columns (nil: all) hold every
+// one of names.
+func selects(columns []string, names ...string) bool {
+	if columns == nil {
+		return true
+	}
+	for _, n := range names {
+		if !slices.Contains(columns, n) {
+			return false
+		}
+	}
+	return true
 }
 
 // maxFetchRanges bounds the calls, and so the start-time ranges, of a
