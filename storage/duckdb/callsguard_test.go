@@ -98,13 +98,13 @@ func waitUntil(t *testing.T, cond func() bool) {
 // every other read and write behind it. The rows it gave were whole.
 func TestSlowPagedReadIsStoppedNotWaitedFor(t *testing.T) {
 	ctx := context.Background()
-	s, err := OpenWithOptions(ctx, t.TempDir(), Options{CallsUnlogged: true}, slog.New(slog.DiscardHandler))
+	s, err := OpenWithOptions(ctx, t.TempDir(), Options{CallsUnlogged: true, checkpointPatience: 100 * time.Millisecond},
+		slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
 	s.pageSize = 5
-	s.calls = newCallsGuard(100 * time.Millisecond)
 	writeStarts(t, s, 40)
 	var rows int
 	var readErr error

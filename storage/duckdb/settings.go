@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"runtime"
+	"time"
 )
 
 // DefaultMemoryMB is DuckDB's buffer pool budget unless configured. With
@@ -26,6 +27,10 @@ type Options struct {
 	// last checkpoint and replays it after a crash (the storage
 	// exporter's). Every other table is durable at commit either way.
 	CallsUnlogged bool
+
+	// checkpointPatience replaces checkpointPatience (tests set it before
+	// the store's background parts start, which read the guard).
+	checkpointPatience time.Duration
 }
 
 // DefaultThreads leaves half the machine to the receivers. DuckDB's
@@ -42,6 +47,9 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if o.Threads == 0 {
 		o.Threads = DefaultThreads()
+	}
+	if o.checkpointPatience == 0 {
+		o.checkpointPatience = checkpointPatience
 	}
 	switch {
 	case o.MemoryMB < 64:

@@ -79,7 +79,7 @@ func OpenWithOptions(ctx context.Context, dir string, opts Options, logger *slog
 		return nil, errors.Join(err, db.Close())
 	}
 	s := &Store{db: db, logger: logger, callsUnlogged: opts.CallsUnlogged, blobDir: filepath.Join(dir, "files"), pageSize: readPageSize, scatteredRows: 2 * rowGroupRows, dumps: dumps,
-		calls: newCallsGuard(checkpointPatience)}
+		calls: newCallsGuard(opts.checkpointPatience)}
 	if dir == "" {
 		if s.blobDir, err = os.MkdirTemp("", "weft-files-"); err != nil {
 			return nil, errors.Join(err, db.Close())
