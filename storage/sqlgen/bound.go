@@ -60,5 +60,9 @@ func (p *callsPlan) boundPredicate() string {
 	if p.order[0].desc {
 		op = " >= "
 	}
-	return p.order[0].sql + op + p.b.bind(*p.bound, TypeFloat)
+	k := p.order[0]
+	if k.boundType == TypeInt {
+		return k.sql + op + p.b.bind(int64(*p.bound), TypeInt)
+	}
+	return k.sql + op + p.b.bind(*p.bound, k.boundType)
 }

@@ -4,6 +4,7 @@ import (
 	"database/sql"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -102,4 +103,24 @@ func pageKeyIDs(t *testing.T, db *sql.DB, d Dialect, q storage.CallsQuery, opts 
 		t.Fatal(err)
 	}
 	return ids
+}
+
+// TestSortBoundKeepsTheColumnsType: the bound is compared with the
+// stored column in the column's own type; a BIGINT latency compared with
+// a DOUBLE is cast row by row, and DuckDB then skips no block by it.
+func TestSortBoundKeepsTheColumnsType(t *testing.T) {
+	d := NewDuckDB()
+	for field, want := range map[string]string{
+		"summary.weave.latency_ms":   "c.latency_ms >= CAST($2 AS BIGINT)",
+		"summary.weave.total_tokens": "c.total_tokens >= CAST($2 AS DOUBLE)",
+	} {
+		q := storage.CallsQuery{ProjectID: "e/p", SortBy: sortBy(field, "desc"), Limit: 10}
+		st, err := CallsPageKeys(d, q, SortBound(1234))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(st.SQL, want) {
+			t.Errorf("%s: bounded keys do not hold %q:\n%s", field, want, st.SQL)
+		}
+	}
 }

@@ -12,10 +12,15 @@ import (
 type orderKey struct {
 	sql  string
 	desc bool
-	// bounded: sql is a stored integer column, so a page sorted first by
-	// it can be cut to the rows on the page's side of a bound (SortBound)
-	// by a predicate the engine applies while it scans.
+	// bounded: sql is a stored column, so a page sorted first by it can
+	// be cut to the rows on the page's side of a bound (SortBound) by a
+	// predicate the engine applies while it scans.
 	bounded bool
+	// boundType is the column's type, which the bound is bound as: a
+	// BIGINT column compared with a DOUBLE is cast row by row, and the
+	// engine then skips nothing by it (the bounded latency keys took 200
+	// ms on 39M calls against 47 ms unbounded).
+	boundType Type
 }
 
 func (k orderKey) render(expr string) string {
@@ -78,22 +83,26 @@ func callOrderKeys(fs *fields, sortBy []storage.SortBy) ([]orderKey, error) {
 			keys = append(keys, orderKey{sql: fs.exists(f), desc: true},
 				orderKey{sql: fs.d.ParseFloat(value), desc: desc})
 		}
-		bounded := f.kind == fieldComputed && storedSortKey(fs.d, f.name)
-		keys = append(keys, orderKey{sql: value, desc: desc, bounded: bounded})
+		boundType, bounded := storedSortKey(fs.d, f)
+		keys = append(keys, orderKey{sql: value, desc: desc, bounded: bounded, boundType: boundType})
 	}
 	return keys, nil
 }
 
-// storedSortKey reports whether the dialect keeps the computed field in a
-// column of its own, which SortBound can bound a page by.
-func storedSortKey(d Dialect, name string) bool {
-	switch name {
+// storedSortKey reports whether the dialect keeps the field, a computed
+// one, in a column of its own, which SortBound can bound a page by, and
+// the column's type.
+func storedSortKey(d Dialect, f fieldInfo) (Type, bool) {
+	if f.kind != fieldComputed {
+		return 0, false
+	}
+	switch f.name {
 	case "latency_ms":
 		_, ok := d.(StoredLatencyDialect)
-		return ok
+		return TypeInt, ok
 	case "total_tokens":
 		_, ok := d.(StoredTokensDialect)
-		return ok
+		return TypeFloat, ok
 	}
-	return false
+	return 0, false
 }
