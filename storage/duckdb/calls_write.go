@@ -385,22 +385,34 @@ func (s *Store) noteUnmatchedStartless(qr driver.QueryerContext, ops []storage.C
 	if !slices.ContainsFunc(ops, func(op storage.CallOp) bool { return !op.Part.Kind.HasStart() }) {
 		return nil
 	}
-	rows, err := qr.QueryContext(context.Background(), unmatchedStartlessSQL, nil)
+	err := eachDriverRow(qr, unmatchedStartlessSQL, nil, 2, func(vals []driver.Value) {
+		project, _ := vals[0].(string)
+		id, _ := vals[1].(string)
+		s.located.recordStartless(project, id)
+	})
 	if err != nil {
 		return fmt.Errorf("list calls stored without a start: %w", err)
 	}
+	return nil
+}
+
+// eachDriverRow runs query with args on a merge's driver connection and
+// calls each with every row of its cols columns.
+func eachDriverRow(qr driver.QueryerContext, query string, args []driver.NamedValue, cols int, each func([]driver.Value)) error {
+	rows, err := qr.QueryContext(context.Background(), query, args)
+	if err != nil {
+		return err
+	}
 	defer rows.Close()
-	vals := make([]driver.Value, 2)
+	vals := make([]driver.Value, cols)
 	for {
 		switch err := rows.Next(vals); {
 		case errors.Is(err, io.EOF):
 			return nil
 		case err != nil:
-			return fmt.Errorf("list calls stored without a start: %w", err)
+			return err
 		}
-		project, _ := vals[0].(string)
-		id, _ := vals[1].(string)
-		s.located.recordStartless(project, id)
+		each(vals)
 	}
 }
 
@@ -482,25 +494,19 @@ func parsedTokens(dc driver.Conn, ops []storage.CallOp) ([]driver.Value, error) 
 	for i, a := range st.Args {
 		args[i] = driver.NamedValue{Ordinal: i + 1, Value: a}
 	}
-	rows, err := qr.QueryContext(context.Background(), st.SQL, args)
+	var bad error
+	err := eachDriverRow(qr, st.SQL, args, 2, func(vals []driver.Value) {
+		i, ok := vals[0].(int64)
+		if !ok || i < 0 || int(i) >= len(at) {
+			bad = fmt.Errorf("token totals: row %v of %d summaries", vals[0], len(at))
+			return
+		}
+		tokens[at[i]] = vals[1]
+	})
 	if err != nil {
 		return nil, fmt.Errorf("token totals: %w", err)
 	}
-	defer rows.Close()
-	vals := make([]driver.Value, 2)
-	for {
-		switch err := rows.Next(vals); {
-		case errors.Is(err, io.EOF):
-			return tokens, nil
-		case err != nil:
-			return nil, fmt.Errorf("token totals: %w", err)
-		}
-		i, ok := vals[0].(int64)
-		if !ok || i < 0 || int(i) >= len(at) {
-			return nil, fmt.Errorf("token totals: row %v of %d summaries", vals[0], len(at))
-		}
-		tokens[at[i]] = vals[1]
-	}
+	return tokens, bad
 }
 
 // callLatency is the latency_ms column of a row holding start and end

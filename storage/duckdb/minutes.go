@@ -6,7 +6,6 @@ import (
 	"database/sql/driver"
 	"errors"
 	"fmt"
-	"io"
 	"maps"
 	"math"
 	"reflect"
@@ -96,23 +95,15 @@ var markMatchedSQL = "SELECT DISTINCT project_id, _row_start FROM " + stageTable
 // markMatched adds to marks the minutes of the stored rows the staged
 // parts matched (markMatchedSQL), on the merge's driver connection.
 func markMatched(qr driver.QueryerContext, marks minuteMarks) error {
-	rows, err := qr.QueryContext(context.Background(), markMatchedSQL, nil)
-	if err != nil {
-		return fmt.Errorf("list the minutes a merge changes: %w", err)
-	}
-	defer rows.Close()
-	vals := make([]driver.Value, 2)
-	for {
-		switch err := rows.Next(vals); {
-		case errors.Is(err, io.EOF):
-			return nil
-		case err != nil:
-			return fmt.Errorf("list the minutes a merge changes: %w", err)
-		}
+	err := eachDriverRow(qr, markMatchedSQL, nil, 2, func(vals []driver.Value) {
 		project, _ := vals[0].(string)
 		started, _ := vals[1].(time.Time)
 		marks.add(project, started)
+	})
+	if err != nil {
+		return fmt.Errorf("list the minutes a merge changes: %w", err)
 	}
+	return nil
 }
 
 // backfillMinutes marks dirty, once, every minute of the calls stored

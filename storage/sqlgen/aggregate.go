@@ -94,14 +94,26 @@ func AggregateUsage(d Dialect, q storage.CallsAggregateQuery) (Statement, error)
 
 // typedAggregateUsage sums the typed usage columns of the calls with one
 // model, and the parsed summaries of the calls whose usage is not typed
-// (more models, or rows written before the columns). A model given twice
-// in one summary counts once, with its last entry, as costs read it.
+// (more models, or rows written before the columns), per bucket.
 func typedAggregateUsage(d TypedUsageDialect, p *aggregatePlan) Statement {
-	where := andAll(p.where)
-	typed := "SELECT " + p.bucket + " AS bucket, c.usage_model AS model, c.usage_requests AS requests, " +
-		"c.usage_prompt AS prompt, c.usage_completion AS completion, c.usage_total AS total FROM " + p.from() +
-		" WHERE " + where + " AND c.usage_models = 1"
-	entries := "SELECT " + p.bucket + " AS bucket, unnest(" + d.UsageEntries("c.summary") + ") AS _e FROM " + p.from() +
+	sql := p.withClause() + usageSums(d, p.bucket+" AS bucket", []string{"bucket"}, p.from(), andAll(p.where)) +
+		" ORDER BY bucket, model"
+	return Statement{SQL: sql, Args: p.b.args}
+}
+
+// usageSums renders the usage sums per group and model of the calls from
+// where selects: the typed columns of the calls with one model, the
+// parsed summaries of the rest. keys is the select list of the group's
+// columns (over the calls aliased c), names their names. A model given
+// twice in one summary counts once, with its last entry, as costs read
+// it. The sums are held at BIGINT's bounds (a sum of counts each under
+// 2^53 can still pass them) rather than failing a project's charts, and
+// are 0 where no call gave a count.
+func usageSums(d TypedUsageDialect, keys string, names []string, from, where string) string {
+	group := strings.Join(names, ", ")
+	typed := "SELECT " + keys + ", c.usage_model AS model, c.usage_requests AS requests, c.usage_prompt AS prompt, " +
+		"c.usage_completion AS completion, c.usage_total AS total FROM " + from + " WHERE " + where + " AND c.usage_models = 1"
+	entries := "SELECT " + keys + ", unnest(" + d.UsageEntries("c.summary") + ") AS _e FROM " + from +
 		" WHERE " + where + " AND (c.usage_models IS NULL OR c.usage_models > 1)"
 	count := func(keys ...string) string {
 		terms := make([]string, len(keys))
@@ -110,13 +122,12 @@ func typedAggregateUsage(d TypedUsageDialect, p *aggregatePlan) Statement {
 		}
 		return strings.Join(terms, " + ")
 	}
-	parsed := "SELECT bucket, _e.key, " + count("requests") + ", " + count("prompt_tokens", "input_tokens") + ", " +
+	parsed := "SELECT " + group + ", _e.key, " + count("requests") + ", " + count("prompt_tokens", "input_tokens") + ", " +
 		count("completion_tokens", "output_tokens") + ", " + count("total_tokens") + " FROM (" + entries + ")"
-	// A sum of counts each under 2^53 can still pass BIGINT's range; it
-	// is held at its bounds rather than failing the project's charts.
-	sum := func(col string) string { return "CAST(greatest(least(sum(" + col + "), 9.2e18), -9.2e18) AS BIGINT)" }
-	sql := p.withClause() + "SELECT bucket, model, " + sum("requests") + " AS requests, " + sum("prompt") +
-		" AS prompt_tokens, " + sum("completion") + " AS completion_tokens, " + sum("total") +
-		" AS total_tokens FROM (" + typed + " UNION ALL " + parsed + ") GROUP BY bucket, model ORDER BY bucket, model"
-	return Statement{SQL: sql, Args: p.b.args}
+	sum := func(col string) string {
+		return "coalesce(CAST(greatest(least(sum(" + col + "), 9.2e18), -9.2e18) AS BIGINT), 0)"
+	}
+	return "SELECT " + group + ", model, " + sum("requests") + " AS requests, " + sum("prompt") + " AS prompt_tokens, " +
+		sum("completion") + " AS completion_tokens, " + sum("total") + " AS total_tokens FROM (" + typed + " UNION ALL " + parsed +
+		") GROUP BY " + group + ", model"
 }

@@ -1,7 +1,6 @@
 package sqlgen
 
 import (
-	"strings"
 	"time"
 
 	"github.com/weftdev/weft/storage/latencyhist"
@@ -108,26 +107,7 @@ func MinuteBins(d StoredLatencyDialect, src MinuteSource) Statement {
 // one row of MinuteUsageColumns each.
 func MinuteUsage(d TypedUsageDialect, src MinuteSource) Statement {
 	p := planMinutes(d, src)
-	where := andAll(p.where)
-	typed := "SELECT " + p.keys() + ", c.usage_model AS model, c.usage_requests AS requests, c.usage_prompt AS prompt, " +
-		"c.usage_completion AS completion, c.usage_total AS total FROM " + p.from + " WHERE " + where + " AND c.usage_models = 1"
-	entries := "SELECT " + p.keys() + ", unnest(" + d.UsageEntries("c.summary") + ") AS _e FROM " + p.from +
-		" WHERE " + where + " AND (c.usage_models IS NULL OR c.usage_models > 1)"
-	count := func(keys ...string) string {
-		terms := make([]string, len(keys))
-		for i, k := range keys {
-			terms[i] = "coalesce(" + d.UsageCount("_e.value", k, nil) + ", 0)"
-		}
-		return strings.Join(terms, " + ")
-	}
-	parsed := "SELECT minute, op_name, is_root, _e.key, " + count("requests") + ", " + count("prompt_tokens", "input_tokens") + ", " +
-		count("completion_tokens", "output_tokens") + ", " + count("total_tokens") + " FROM (" + entries + ")"
-	sum := func(col string) string {
-		return "coalesce(CAST(greatest(least(sum(" + col + "), 9.2e18), -9.2e18) AS BIGINT), 0)"
-	}
-	sql := "SELECT minute, op_name, is_root, model, " + sum("requests") + " AS requests, " + sum("prompt") + " AS prompt_tokens, " +
-		sum("completion") + " AS completion_tokens, " + sum("total") + " AS total_tokens FROM (" + typed + " UNION ALL " + parsed +
-		") GROUP BY ALL"
+	sql := usageSums(d, p.keys(), []string{"minute", "op_name", "is_root"}, p.from, andAll(p.where))
 	return Statement{SQL: sql, Args: p.b.args}
 }
 
