@@ -267,7 +267,7 @@ func (s *Store) insertFresh(dc driver.Conn, ops []storage.CallOp) error {
 	if len(ops) == 0 {
 		return nil
 	}
-	tokens, err := parsedTokens(dc, ops)
+	usages, err := partUsages(dc, ops)
 	if err != nil {
 		return err
 	}
@@ -275,7 +275,7 @@ func (s *Store) insertFresh(dc driver.Conn, ops []storage.CallOp) error {
 	if err != nil {
 		return fmt.Errorf("calls appender: %w", err)
 	}
-	return s.appendAll(app, ops, tokens, "insert calls")
+	return s.appendAll(app, ops, usages, "insert calls")
 }
 
 func (s *Store) mergeKnown(dc driver.Conn, ops []storage.CallOp, marks minuteMarks) error {
@@ -301,7 +301,7 @@ func (s *Store) mergeKnown(dc driver.Conn, ops []storage.CallOp, marks minuteMar
 		}
 		return n, nil
 	}
-	tokens, err := parsedTokens(dc, ops)
+	usages, err := partUsages(dc, ops)
 	if err != nil {
 		return err
 	}
@@ -314,7 +314,7 @@ func (s *Store) mergeKnown(dc driver.Conn, ops []storage.CallOp, marks minuteMar
 			return fmt.Errorf("calls stage appender: %w", err)
 		}
 	}
-	if err := s.appendAll(app, ops, tokens, "stage calls"); err != nil {
+	if err := s.appendAll(app, ops, usages, "stage calls"); err != nil {
 		return err
 	}
 	source, args := callsTable, []driver.NamedValue(nil)
@@ -416,10 +416,10 @@ func eachDriverRow(qr driver.QueryerContext, query string, args []driver.NamedVa
 	}
 }
 
-func (s *Store) appendAll(app *duckdbdriver.Appender, ops []storage.CallOp, tokens []driver.Value, what string) error {
+func (s *Store) appendAll(app *duckdbdriver.Appender, ops []storage.CallOp, usages []partUsage, what string) error {
 	dumps := s.dumps.packAll(ops)
 	for i, op := range ops {
-		if err := app.AppendRow(s.partRow(op.Part, dumps[i], tokens[i])...); err != nil {
+		if err := app.AppendRow(s.partRow(op.Part, dumps[i], usages[i])...); err != nil {
 			_ = app.Close()
 			return fmt.Errorf("%s: call %s: %w", what, op.Part.Call.ID, err)
 		}
@@ -431,10 +431,9 @@ func (s *Store) appendAll(app *duckdbdriver.Appender, ops []storage.CallOp, toke
 }
 
 // partRow is a part's row in stageColumns order, its raw span already
-// packed and its token total computed (callTokens).
-func (s *Store) partRow(p *storage.CallPart, dump, tokens any) []driver.Value {
+// packed and its usage read (partUsages).
+func (s *Store) partRow(p *storage.CallPart, dump any, u partUsage) []driver.Value {
 	c := &p.Call
-	u := usageColumns(c.Summary)
 	return []driver.Value{
 		c.ProjectID, c.ID, p.Kind.HasStart(), p.Kind.HasEnd(),
 		nullStr(c.TraceID), nullStr(c.ParentID), nullStr(c.ThreadID), nullStr(c.TurnID),
@@ -444,7 +443,7 @@ func (s *Store) partRow(p *storage.CallPart, dump, tokens any) []driver.Value {
 		nullStrPtr(c.Exception), nullStr(c.WBUserID), nullStr(c.WBRunID), nullInt(c.WBRunStep), nullInt(c.WBRunStepEnd),
 		refsText(c.InputRefs), refsText(c.OutputRefs),
 		u.models, u.model, u.Requests, u.Prompt, u.Completion, u.Total, u.CacheRead, u.CacheCreate,
-		callLatency(c.StartedAt, c.EndedAt), callTokens(p, u, tokens),
+		callLatency(c.StartedAt, c.EndedAt), callTokens(p, u.typedUsage, u.parsedTokens),
 	}
 }
 
@@ -452,7 +451,7 @@ func (s *Store) partRow(p *storage.CallPart, dump, tokens any) []driver.Value {
 // (migrations/0014_calls_tokens.sql): NULL for a part without an end or
 // without usage; for one model's typed usage what sqlgen's typed total
 // reads (total_tokens when non-zero, else prompt plus completion); else
-// parsed, the total parsedTokens computed.
+// parsed, the total partUsages computed.
 func callTokens(p *storage.CallPart, u typedUsage, parsed any) driver.Value {
 	switch {
 	case !p.Kind.HasEnd():
@@ -467,23 +466,30 @@ func callTokens(p *storage.CallPart, u typedUsage, parsed any) driver.Value {
 	return u.Prompt + u.Completion
 }
 
-// parsedTokens computes, on the write's connection, the token totals of
-// the parts whose usage the typed form cannot hold, with the readers' own
-// SQL (sqlgen.SummaryTokens); the others get nil (callTokens types them).
-// Such usage is rare: most writes run no statement here.
-func parsedTokens(dc driver.Conn, ops []storage.CallOp) ([]driver.Value, error) {
-	tokens := make([]driver.Value, len(ops))
+// partUsage is a part's usage as its row holds it: the typed columns,
+// and the token total of a usage they cannot hold.
+type partUsage struct {
+	typedUsage
+	parsedTokens driver.Value
+}
+
+// partUsages reads each part's summary usage once. The token totals of
+// the parts whose usage the typed form cannot hold are computed on the
+// write's connection with the readers' own SQL (sqlgen.SummaryTokens);
+// such usage is rare, so most writes run no statement here.
+func partUsages(dc driver.Conn, ops []storage.CallOp) ([]partUsage, error) {
+	usages := make([]partUsage, len(ops))
 	var at []int
 	var summaries []string
 	for i, op := range ops {
-		if c := &op.Part.Call; op.Part.Kind.HasEnd() && len(c.Summary) > 0 {
-			if u := usageOfSummary(c.Summary); !u.Typed() && u.Models != 0 {
-				at, summaries = append(at, i), append(summaries, string(c.Summary))
-			}
+		c := &op.Part.Call
+		usages[i].typedUsage = usageColumns(c.Summary)
+		if op.Part.Kind.HasEnd() && usages[i].models == nil { // not typed: readers parse the summary
+			at, summaries = append(at, i), append(summaries, string(c.Summary))
 		}
 	}
 	if len(at) == 0 {
-		return tokens, nil
+		return usages, nil
 	}
 	qr, ok := dc.(driver.QueryerContext)
 	if !ok {
@@ -501,12 +507,12 @@ func parsedTokens(dc driver.Conn, ops []storage.CallOp) ([]driver.Value, error) 
 			bad = fmt.Errorf("token totals: row %v of %d summaries", vals[0], len(at))
 			return
 		}
-		tokens[at[i]] = vals[1]
+		usages[at[i]].parsedTokens = vals[1]
 	})
 	if err != nil {
 		return nil, fmt.Errorf("token totals: %w", err)
 	}
-	return tokens, bad
+	return usages, bad
 }
 
 // callLatency is the latency_ms column of a row holding start and end
