@@ -75,7 +75,12 @@ func scanUsage(rows *sql.Rows, q storage.CallsAggregateQuery) (storage.ModelUsag
 
 // eachRow runs st and calls scan for each row.
 func (s *Store) eachRow(ctx context.Context, st sqlgen.Statement, scan func(*sql.Rows) error) error {
-	rows, err := s.calls.guarded(s.stmts).QueryContext(ctx, st.SQL, st.Args...)
+	return eachRowOn(ctx, s.calls.guarded(s.stmts), st, scan)
+}
+
+// eachRowOn runs st on qr and calls scan for each row.
+func eachRowOn(ctx context.Context, qr queryer, st sqlgen.Statement, scan func(*sql.Rows) error) error {
+	rows, err := qr.QueryContext(ctx, st.SQL, st.Args...)
 	if err != nil {
 		return err
 	}

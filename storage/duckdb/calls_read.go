@@ -37,38 +37,52 @@ func (s *Store) QueryCalls(ctx context.Context, q storage.CallsQuery) iter.Seq2[
 }
 
 // queryInTransaction reads q page by page in one transaction, holding the
-// calls guard for it.
+// calls guard for it (inReadSnapshot).
 func (s *Store) queryInTransaction(ctx context.Context, q storage.CallsQuery, yield func(storage.StoredCall, error) bool) {
+	err := s.inReadSnapshot(ctx, func(ctx context.Context, qr queryer) error {
+		s.queryPages(ctx, qr, q, func(c storage.StoredCall, err error) bool {
+			return yield(c, stoppedOr(ctx, err))
+		})
+		return nil
+	})
+	if err != nil {
+		yield(storage.StoredCall{}, fmt.Errorf("query calls: %w", err))
+	}
+}
+
+// inReadSnapshot runs read on a connection of its own, in one transaction
+// (one snapshot of the calls), holding the calls guard for it. A
+// checkpoint that stopped the read is the error it returns, not the
+// interrupted statement's; read reports its own streamed errors the same
+// way with stoppedOr.
+func (s *Store) inReadSnapshot(ctx context.Context, read func(ctx context.Context, qr queryer) error) error {
 	// Taken before the connection (released after it is back): a read
 	// waiting for the guard must not hold one a checkpoint needs.
 	ctx, release, err := s.calls.hold(ctx)
 	if err != nil {
-		yield(storage.StoredCall{}, fmt.Errorf("query calls: %w", err))
-		return
+		return err
 	}
 	defer release()
-	// A checkpoint that stopped the read is the error to report, not the
-	// interrupted statement's.
-	report := func(c storage.StoredCall, err error) bool {
-		if err != nil {
-			if stop := stoppedErr(ctx); stop != nil {
-				err = stop
-			}
-		}
-		return yield(c, err)
-	}
 	conn, err := s.db.Conn(ctx)
 	if err != nil {
-		report(storage.StoredCall{}, fmt.Errorf("query calls: %w", err))
-		return
+		return stoppedOr(ctx, err)
 	}
 	defer conn.Close()
 	defer rollback(conn) // also after a BEGIN stopped part way
 	if _, err := conn.ExecContext(ctx, "BEGIN TRANSACTION"); err != nil {
-		report(storage.StoredCall{}, fmt.Errorf("query calls: %w", err))
-		return
+		return stoppedOr(ctx, err)
 	}
-	s.queryPages(ctx, s.calls.checked(conn), q, report)
+	return stoppedOr(ctx, read(ctx, s.calls.checked(conn)))
+}
+
+// stoppedOr is err, or, when a checkpoint stopped the read of ctx, why.
+func stoppedOr(ctx context.Context, err error) error {
+	if err != nil {
+		if stop := stoppedErr(ctx); stop != nil {
+			return stop
+		}
+	}
+	return err
 }
 
 // byIDs reports whether q reads a few calls or traces by id, whole: such a

@@ -6,7 +6,6 @@ import (
 	"database/sql/driver"
 	"errors"
 	"fmt"
-	"maps"
 	"math"
 	"reflect"
 	"slices"
@@ -236,11 +235,18 @@ type rolledMinute struct {
 	hist          latencyhist.Histogram
 }
 
-// rollUp recomputes the rollups of a project's minutes (sorted) from its
-// calls and replaces theirs, clearing the minutes' dirty marks.
-func rollUp(ctx context.Context, conn *sql.Conn, project string, minutes []int64) error {
+// minuteUsage is one call_minute_usage row.
+type minuteUsage struct {
+	k     minuteGroup
+	model sql.NullString
+	sums  [4]int64 // requests, prompt, completion and total tokens
+}
+
+// liveMinutes computes, from the calls src selects, the rows the rollups
+// keep for them: what the refresher stores and what a read takes for the
+// minutes not rolled up.
+func liveMinutes(ctx context.Context, qr queryer, src sqlgen.MinuteSource) (map[minuteGroup]*rolledMinute, []minuteUsage, error) {
 	d := sqlgen.NewDuckDB()
-	src := minuteSource(project, minutes, sqlgen.MinuteFilter{})
 	groups := map[minuteGroup]*rolledMinute{}
 	group := func(k minuteGroup) *rolledMinute {
 		g := groups[k]
@@ -251,31 +257,36 @@ func rollUp(ctx context.Context, conn *sql.Conn, project string, minutes []int64
 		return g
 	}
 	var calls, errs int64
-	if err := eachMinuteRow(ctx, conn, sqlgen.MinuteCounts(d, src), []any{&calls, &errs}, func(k minuteGroup) {
+	if err := eachMinuteRow(ctx, qr, sqlgen.MinuteCounts(d, src), []any{&calls, &errs}, func(k minuteGroup) {
 		g := group(k)
 		g.calls, g.errors = calls, errs
 	}); err != nil {
-		return err
+		return nil, nil, err
 	}
 	var bin int32
 	var n, total int64
-	if err := eachMinuteRow(ctx, conn, sqlgen.MinuteBins(d, src), []any{&bin, &n, &total}, func(k minuteGroup) {
+	if err := eachMinuteRow(ctx, qr, sqlgen.MinuteBins(d, src), []any{&bin, &n, &total}, func(k minuteGroup) {
 		group(k).hist.Add(bin, n, total)
 	}); err != nil {
-		return err
+		return nil, nil, err
 	}
-	type usageRow struct {
-		k     minuteGroup
-		model sql.NullString
-		sums  [4]int64
-	}
-	var usage []usageRow
-	var u usageRow
-	if err := eachMinuteRow(ctx, conn, sqlgen.MinuteUsage(d, src), []any{&u.model, &u.sums[0], &u.sums[1], &u.sums[2], &u.sums[3]},
+	var usage []minuteUsage
+	var u minuteUsage
+	if err := eachMinuteRow(ctx, qr, sqlgen.MinuteUsage(d, src), []any{&u.model, &u.sums[0], &u.sums[1], &u.sums[2], &u.sums[3]},
 		func(k minuteGroup) {
 			u.k = k
 			usage = append(usage, u)
 		}); err != nil {
+		return nil, nil, err
+	}
+	return groups, usage, nil
+}
+
+// rollUp recomputes the rollups of a project's minutes (sorted) from its
+// calls and replaces theirs, clearing the minutes' dirty marks.
+func rollUp(ctx context.Context, conn *sql.Conn, project string, minutes []int64) error {
+	groups, usage, err := liveMinutes(ctx, conn, minuteSource(project, minutes, sqlgen.MinuteFilter{}))
+	if err != nil {
 		return err
 	}
 	for _, table := range []string{"call_minutes", "call_minute_usage", "call_minutes_dirty"} {
@@ -353,20 +364,19 @@ func minuteSource(project string, minutes []int64, f sqlgen.MinuteFilter) sqlgen
 // columns dest points to, and calls use with each row's group once dest
 // holds the rest of the row.
 func eachMinuteRow(ctx context.Context, q queryer, st sqlgen.Statement, dest []any, use func(minuteGroup)) error {
-	rows, err := q.QueryContext(ctx, st.SQL, st.Args...)
+	var k minuteGroup
+	all := append([]any{&k.minute, &k.op, &k.root}, dest...)
+	err := eachRowOn(ctx, q, st, func(rows *sql.Rows) error {
+		if err := rows.Scan(all...); err != nil {
+			return err
+		}
+		use(k)
+		return nil
+	})
 	if err != nil {
 		return fmt.Errorf("minute sums: %w", err)
 	}
-	defer rows.Close()
-	var k minuteGroup
-	all := append([]any{&k.minute, &k.op, &k.root}, dest...)
-	for rows.Next() {
-		if err := rows.Scan(all...); err != nil {
-			return fmt.Errorf("minute sums: %w", err)
-		}
-		use(k)
-	}
-	return rows.Err()
+	return nil
 }
 
 // minuteFilter is q's filter as the rollups keep it; ok is false when q
@@ -482,48 +492,27 @@ func quantile(h *latencyhist.Histogram, q float64) *float64 {
 
 // aggregateFromMinutes answers q (minutesServe said it can) from the
 // rollups of its clean minutes and the calls of its dirty ones, read in
-// one transaction so that a refresh between them counts nothing twice.
+// one snapshot so that a refresh between them counts nothing twice.
 func (s *Store) aggregateFromMinutes(ctx context.Context, q storage.CallsAggregateQuery, f sqlgen.MinuteFilter) (storage.CallsAggregate, error) {
 	var out storage.CallsAggregate
-	ctx, release, err := s.calls.hold(ctx)
+	err := s.inReadSnapshot(ctx, func(ctx context.Context, qr queryer) (err error) {
+		out, err = sumMinutes(ctx, qr, q, f)
+		return err
+	})
 	if err != nil {
-		return out, fmt.Errorf("aggregate calls: %w", err)
-	}
-	defer release()
-	conn, err := s.db.Conn(ctx)
-	if err != nil {
-		return out, fmt.Errorf("aggregate calls: %w", err)
-	}
-	defer conn.Close()
-	defer rollback(conn)
-	if _, err := conn.ExecContext(ctx, "BEGIN TRANSACTION"); err != nil {
-		return out, fmt.Errorf("aggregate calls: %w", err)
-	}
-	out, err = s.sumMinutes(ctx, s.calls.checked(conn), q, f)
-	if err != nil {
-		if stop := stoppedErr(ctx); stop != nil {
-			err = stop
-		}
 		return storage.CallsAggregate{}, fmt.Errorf("aggregate calls: %w", err)
 	}
 	return out, nil
 }
 
-func (s *Store) sumMinutes(ctx context.Context, qr queryer, q storage.CallsAggregateQuery, f sqlgen.MinuteFilter) (storage.CallsAggregate, error) {
+func sumMinutes(ctx context.Context, qr queryer, q storage.CallsAggregateQuery, f sqlgen.MinuteFilter) (storage.CallsAggregate, error) {
 	d := sqlgen.NewDuckDB()
 	project, from, to := q.Calls.ProjectID, minuteOf(q.Start), minuteOf(q.End)
-	dirty, err := dirtyWithin(ctx, qr, project, from, to)
-	if err != nil {
-		return storage.CallsAggregate{}, err
-	}
 	sums := newChartSums(q)
 	var calls, errs int64
 	var lat sql.RawBytes
 	if err := eachMinute(ctx, qr, sqlgen.StoredMinutes(d, "call_minutes", "m.minute, m.calls, m.errors, m.latency", project, from, to, f),
 		[]any{&calls, &errs, &lat}, func(minute int64) error {
-			if _, ok := dirty[minute]; ok {
-				return nil
-			}
 			b := sums.bucket(minute)
 			b.calls, b.errors = b.calls+calls, b.errors+errs
 			if err := b.hist.AddEncoded(lat); len(lat) > 0 && err != nil {
@@ -535,79 +524,57 @@ func (s *Store) sumMinutes(ctx context.Context, qr queryer, q storage.CallsAggre
 	}
 	var model sql.NullString
 	var usage [4]int64
-	usageDest := []any{&model, &usage[0], &usage[1], &usage[2], &usage[3]}
 	if err := eachMinute(ctx, qr, sqlgen.StoredMinutes(d, "call_minute_usage",
 		"m.minute, m.model, m.requests, m.prompt_tokens, m.completion_tokens, m.total_tokens", project, from, to, f),
-		usageDest, func(minute int64) error {
-			if _, ok := dirty[minute]; !ok {
-				sums.addUsage(minute, model.String, usage)
-			}
+		[]any{&model, &usage[0], &usage[1], &usage[2], &usage[3]}, func(minute int64) error {
+			sums.addUsage(minute, model.String, usage)
 			return nil
 		}); err != nil {
 		return storage.CallsAggregate{}, err
 	}
-	if len(dirty) > 0 {
-		src := minuteSource(project, slices.Sorted(maps.Keys(dirty)), f)
-		if err := eachMinuteRow(ctx, qr, sqlgen.MinuteCounts(d, src), []any{&calls, &errs}, func(k minuteGroup) {
-			b := sums.bucket(k.minute)
-			b.calls, b.errors = b.calls+calls, b.errors+errs
-		}); err != nil {
-			return storage.CallsAggregate{}, err
-		}
-		var bin int32
-		var n, total int64
-		if err := eachMinuteRow(ctx, qr, sqlgen.MinuteBins(d, src), []any{&bin, &n, &total}, func(k minuteGroup) {
-			sums.bucket(k.minute).hist.Add(bin, n, total)
-		}); err != nil {
-			return storage.CallsAggregate{}, err
-		}
-		if err := eachMinuteRow(ctx, qr, sqlgen.MinuteUsage(d, src), usageDest, func(k minuteGroup) {
-			sums.addUsage(k.minute, model.String, usage)
-		}); err != nil {
-			return storage.CallsAggregate{}, err
-		}
+	dirty, err := dirtyWithin(ctx, qr, project, from, to)
+	if err != nil || len(dirty) == 0 {
+		return sums.result(q), err
+	}
+	groups, live, err := liveMinutes(ctx, qr, minuteSource(project, dirty, f))
+	if err != nil {
+		return storage.CallsAggregate{}, err
+	}
+	for k, g := range groups {
+		b := sums.bucket(k.minute)
+		b.calls, b.errors = b.calls+g.calls, b.errors+g.errors
+		b.hist.Merge(&g.hist)
+	}
+	for _, u := range live {
+		sums.addUsage(u.k.minute, u.model.String, u.sums)
 	}
 	return sums.result(q), nil
 }
 
-// dirtyWithin is the set of a project's dirty minutes in [from, to).
-func dirtyWithin(ctx context.Context, qr queryer, project string, from, to int64) (map[int64]struct{}, error) {
-	rows, err := qr.QueryContext(ctx, "SELECT DISTINCT minute FROM call_minutes_dirty WHERE project_id = ? AND minute >= ? AND minute < ?",
-		project, from, to)
-	if err != nil {
-		return nil, fmt.Errorf("dirty minutes: %w", err)
-	}
-	defer rows.Close()
-	dirty := map[int64]struct{}{}
-	for rows.Next() {
-		var m int64
-		if err := rows.Scan(&m); err != nil {
-			return nil, err
-		}
-		dirty[m] = struct{}{}
-	}
-	return dirty, rows.Err()
+// dirtyWithin lists, sorted, a project's dirty minutes in [from, to).
+func dirtyWithin(ctx context.Context, qr queryer, project string, from, to int64) ([]int64, error) {
+	st := sqlgen.Statement{SQL: "SELECT DISTINCT minute FROM call_minutes_dirty WHERE project_id = ? AND minute >= ? AND minute < ? ORDER BY minute",
+		Args: []any{project, from, to}}
+	var dirty []int64
+	err := eachMinute(ctx, qr, st, nil, func(m int64) error {
+		dirty = append(dirty, m)
+		return nil
+	})
+	return dirty, err
 }
 
 // eachMinute runs st, whose rows are a minute and then the columns dest
 // points to, and calls use with each row's minute.
 func eachMinute(ctx context.Context, qr queryer, st sqlgen.Statement, dest []any, use func(minute int64) error) error {
-	rows, err := qr.QueryContext(ctx, st.SQL, st.Args...)
-	if err != nil {
-		return fmt.Errorf("chart rollups: %w", err)
-	}
-	defer rows.Close()
 	var minute int64
 	all := append([]any{&minute}, dest...)
-	for rows.Next() {
+	err := eachRowOn(ctx, qr, st, func(rows *sql.Rows) error {
 		if err := rows.Scan(all...); err != nil {
 			return fmt.Errorf("chart rollups: %w", err)
 		}
-		if err := use(minute); err != nil {
-			return err
-		}
-	}
-	return rows.Err()
+		return use(minute)
+	})
+	return err
 }
 
 // expireMinutes follows an expiry of the calls of the projects where
@@ -633,25 +600,12 @@ func expireMinutes(ctx context.Context, conn *sql.Conn, where string, args []any
 // calls of its dirty ones and the calls without a start time, in one
 // snapshot.
 func (s *Store) countFromMinutes(ctx context.Context, project string, f sqlgen.MinuteFilter) (int64, error) {
-	ctx, release, err := s.calls.hold(ctx)
+	var n int64
+	err := s.inReadSnapshot(ctx, func(ctx context.Context, qr queryer) (err error) {
+		n, err = countMinutes(ctx, qr, project, f)
+		return err
+	})
 	if err != nil {
-		return 0, fmt.Errorf("count calls: %w", err)
-	}
-	defer release()
-	conn, err := s.db.Conn(ctx)
-	if err != nil {
-		return 0, fmt.Errorf("count calls: %w", err)
-	}
-	defer conn.Close()
-	defer rollback(conn)
-	if _, err := conn.ExecContext(ctx, "BEGIN TRANSACTION"); err != nil {
-		return 0, fmt.Errorf("count calls: %w", err)
-	}
-	n, err := countMinutes(ctx, s.calls.checked(conn), project, f)
-	if err != nil {
-		if stop := stoppedErr(ctx); stop != nil {
-			err = stop
-		}
 		return 0, fmt.Errorf("count calls: %w", err)
 	}
 	return n, nil
@@ -659,26 +613,21 @@ func (s *Store) countFromMinutes(ctx context.Context, project string, f sqlgen.M
 
 func countMinutes(ctx context.Context, qr queryer, project string, f sqlgen.MinuteFilter) (int64, error) {
 	d := sqlgen.NewDuckDB()
-	dirty, err := dirtyWithin(ctx, qr, project, math.MinInt64, math.MaxInt64)
-	if err != nil {
-		return 0, err
-	}
-	stored := sqlgen.StoredMinutes(d, "call_minutes", "coalesce(sum(m.calls), 0)", project, math.MinInt64, math.MaxInt64, f)
-	stored.SQL += " AND m.minute NOT IN (SELECT minute FROM call_minutes_dirty WHERE project_id = m.project_id)"
-	var total int64
-	if err := scanOne(ctx, qr, stored, &total); err != nil {
+	var total, timeless int64
+	if err := scanOne(ctx, qr, sqlgen.StoredMinutes(d, "call_minutes", "coalesce(sum(m.calls), 0)", project, math.MinInt64, math.MaxInt64, f),
+		&total); err != nil {
 		return 0, fmt.Errorf("rolled-up counts: %w", err)
 	}
-	var timeless int64
 	if err := scanOne(ctx, qr, sqlgen.TimelessCount(d, project, f), &timeless); err != nil {
 		return 0, fmt.Errorf("calls without a start time: %w", err)
 	}
 	total += timeless
-	if len(dirty) == 0 {
-		return total, nil
+	dirty, err := dirtyWithin(ctx, qr, project, math.MinInt64, math.MaxInt64)
+	if err != nil || len(dirty) == 0 {
+		return total, err
 	}
 	var calls, errs int64
-	err = eachMinuteRow(ctx, qr, sqlgen.MinuteCounts(d, minuteSource(project, slices.Sorted(maps.Keys(dirty)), f)), []any{&calls, &errs},
+	err = eachMinuteRow(ctx, qr, sqlgen.MinuteCounts(d, minuteSource(project, dirty, f)), []any{&calls, &errs},
 		func(minuteGroup) { total += calls })
 	return total, err
 }

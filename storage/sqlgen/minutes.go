@@ -68,13 +68,20 @@ func planMinutes(d Dialect, src MinuteSource) *minutePlan {
 	if src.Minutes != nil {
 		p.where = append(p.where, MinuteExpr("c.started_at")+" IN (SELECT unnest("+b.bind(src.Minutes, TypeIntList)+"))")
 	}
-	if pred := opNamePredicate(b, "c.op_name", src.Filter.OpNames); pred != "" {
-		p.where = append(p.where, pred)
-	}
-	if src.Filter.RootsOnly {
-		p.where = append(p.where, isRoot("c"))
-	}
+	p.where = append(p.where, src.Filter.predicates(b, "c.op_name", isRoot("c"))...)
 	return p
+}
+
+// predicates renders f over the op name column op and the root test root.
+func (f MinuteFilter) predicates(b *builder, op, root string) []string {
+	var preds []string
+	if pred := opNamePredicate(b, op, f.OpNames); pred != "" {
+		preds = append(preds, pred)
+	}
+	if f.RootsOnly {
+		preds = append(preds, root)
+	}
+	return preds
 }
 
 // keys is the grouping every minute statement shares.
@@ -112,18 +119,15 @@ func MinuteUsage(d TypedUsageDialect, src MinuteSource) Statement {
 }
 
 // StoredMinutes renders the rollup rows of table (call_minutes or
-// call_minute_usage, aliased m) of a project within [from, to) minutes
-// that f selects, with the select list cols.
+// call_minute_usage, aliased m) of a project's clean minutes within
+// [from, to) that f selects, with the select list cols. A dirty minute's
+// rows are left out: a read computes that minute from the calls.
 func StoredMinutes(d Dialect, table, cols, projectID string, from, to int64, f MinuteFilter) Statement {
 	b := newBuilder(d)
-	where := []string{"m.project_id = " + b.bind(projectID, TypeString), "m.minute >= " + b.bind(from, TypeInt),
-		"m.minute < " + b.bind(to, TypeInt)}
-	if pred := opNamePredicate(b, "m.op_name", f.OpNames); pred != "" {
-		where = append(where, pred)
-	}
-	if f.RootsOnly {
-		where = append(where, "m.is_root")
-	}
+	project := b.bind(projectID, TypeString)
+	where := append([]string{"m.project_id = " + project, "m.minute >= " + b.bind(from, TypeInt), "m.minute < " + b.bind(to, TypeInt),
+		"m.minute NOT IN (SELECT minute FROM call_minutes_dirty WHERE project_id = " + project + ")"},
+		f.predicates(b, "m.op_name", "m.is_root")...)
 	return Statement{SQL: "SELECT " + cols + " FROM " + table + " m WHERE " + andAll(where), Args: b.args}
 }
 
@@ -133,12 +137,7 @@ func StoredMinutes(d Dialect, table, cols, projectID string, from, to int64, f M
 // with start times.
 func TimelessCount(d Dialect, projectID string, f MinuteFilter) Statement {
 	b := newBuilder(d)
-	where := []string{"c.project_id = " + b.bind(projectID, TypeString), "c.has_start", "c.deleted_at IS NULL", "c.started_at IS NULL"}
-	if pred := opNamePredicate(b, "c.op_name", f.OpNames); pred != "" {
-		where = append(where, pred)
-	}
-	if f.RootsOnly {
-		where = append(where, isRoot("c"))
-	}
+	where := append([]string{"c.project_id = " + b.bind(projectID, TypeString), "c.has_start", "c.deleted_at IS NULL", "c.started_at IS NULL"},
+		f.predicates(b, "c.op_name", isRoot("c"))...)
 	return Statement{SQL: "SELECT count(*) FROM calls c WHERE " + andAll(where), Args: b.args}
 }
