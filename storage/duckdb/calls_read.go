@@ -129,6 +129,12 @@ func (s *Store) queryPages(ctx context.Context, conn queryer, q storage.CallsQue
 		s.queryPagesByKeys(ctx, conn, q, desc, yield)
 		return
 	}
+	s.queryPagesByOffset(ctx, conn, q, s.locate(q), yield)
+}
+
+// queryPagesByOffset reads q page by page, each page after the calls of
+// the pages before it by OFFSET, narrowed by opts.
+func (s *Store) queryPagesByOffset(ctx context.Context, conn queryer, q storage.CallsQuery, opts []sqlgen.CallsOption, yield func(storage.StoredCall, error) bool) {
 	remaining := q.Limit // 0 = unbounded
 	page := q
 	for {
@@ -136,7 +142,7 @@ func (s *Store) queryPages(ctx context.Context, conn queryer, q storage.CallsQue
 		if remaining > 0 {
 			page.Limit = min(remaining, s.pageSize)
 		}
-		n, ok := s.queryPage(ctx, conn, page, yield)
+		n, ok := s.queryPageWith(ctx, conn, page, opts, yield)
 		if !ok || n < page.Limit {
 			return
 		}
@@ -213,23 +219,8 @@ func (s *Store) queryPagesByKeys(ctx context.Context, conn queryer, q storage.Ca
 			from, width = edge, width*4
 		}
 	}
-	page.Offset = 0
-	for {
-		page.Limit = s.pageSize
-		if remaining > 0 {
-			page.Limit = min(remaining, s.pageSize)
-		}
-		n, ok := s.queryPageWith(ctx, conn, page, []sqlgen.CallsOption{sqlgen.StartedUnknown()}, yield)
-		if !ok || n < page.Limit {
-			return
-		}
-		if remaining > 0 {
-			if remaining -= n; remaining == 0 {
-				return
-			}
-		}
-		page.Offset += n
-	}
+	page.Offset, page.Limit = 0, remaining
+	s.queryPagesByOffset(ctx, conn, page, []sqlgen.CallsOption{sqlgen.StartedUnknown()}, yield)
 }
 
 // firstWindow is the span of start times a stream's first window reads.

@@ -167,20 +167,21 @@ func (h *Histogram) Quantile(q float64) (float64, bool) {
 
 // rank is the estimated value of the r-th smallest latency (from 0).
 func (h *Histogram) rank(r int64) float64 {
-	for _, e := range h.Entries() {
-		if r >= e.Count {
-			r -= e.Count
+	for i, n := range h.counts {
+		if r >= n { // empty bins (n = 0) pass too
+			r -= n
 			continue
 		}
-		if e.Count == 1 {
-			return float64(e.Sum)
+		if n == 1 {
+			return float64(h.sums[i])
 		}
-		if e.Bin < 0 { // magnitudes descend as values ascend
-			lo, w := span(-e.Bin)
-			return -spread(lo, w, e.Count-1-r, e.Count)
+		b := h.lo + int32(i)
+		if b < 0 { // magnitudes descend as values ascend
+			lo, w := span(-b)
+			return -spread(lo, w, n-1-r, n)
 		}
-		lo, w := span(e.Bin)
-		return spread(lo, w, r, e.Count)
+		lo, w := span(b)
+		return spread(lo, w, r, n)
 	}
 	return 0 // r >= Count: not reached by Quantile
 }
