@@ -126,6 +126,30 @@ func TestFileStoreSharedBetweenInstances(t *testing.T) {
 	}
 }
 
+// TestFileStoreSeesANewKeyAtOnce: a key created by another process is
+// accepted on its first request, however soon after the server last
+// read the file (the README's quick start makes one and uses it at once).
+func TestFileStoreSeesANewKeyAtOnce(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	server, cli := NewFileStore(dir), NewFileStore(dir)
+	server.reloadEvery = time.Hour
+	k, secret, err := NewKey("acme", RoleMember, "", time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := StoreVerifier{Store: server}
+	if _, err := v.Verify(ctx, secret); !errors.Is(err, ErrUnauthenticated) {
+		t.Fatalf("unknown key verified: %v", err)
+	}
+	if err := cli.PutKey(ctx, k); err != nil {
+		t.Fatal(err)
+	}
+	if p, err := v.Verify(ctx, secret); err != nil || p.Entity != "acme" {
+		t.Fatalf("a key made after the last reload: Verify = %+v, %v", p, err)
+	}
+}
+
 func TestEnsureAdminKeyOnce(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()

@@ -49,7 +49,15 @@ func (s *FileStore) KeyByHash(_ context.Context, hash string) (Key, error) {
 	}
 	k, ok := s.byHash[hash]
 	if !ok {
-		return Key{}, ErrKeyNotFound
+		// A key made a moment ago (`weft keys create`, then its first
+		// request) must not wait for the next reload: a miss looks at
+		// the file again, which costs a stat unless it changed.
+		if err := s.refreshLocked(true); err != nil {
+			return Key{}, err
+		}
+		if k, ok = s.byHash[hash]; !ok {
+			return Key{}, ErrKeyNotFound
+		}
 	}
 	return k, nil
 }
