@@ -361,6 +361,7 @@ func (s *Store) boundedPageKeys(ctx context.Context, q storage.CallsQuery) (keys
 // pageKeys reads the id, start time and row id of each call of q's page
 // (sqlgen.CallsPageKeys), in page order, and the lowest and highest row id.
 func (s *Store) pageKeys(ctx context.Context, q storage.CallsQuery, opts ...sqlgen.CallsOption) (keys []pageKey, lowRow, highRow int64, err error) {
+	opts = append(opts, s.costModels(ctx, s.calls.guarded(s.stmts), q)...)
 	st, err := sqlgen.CallsPageKeys(sqlgen.DuckDB{}, q, opts...)
 	if err != nil {
 		return nil, 0, 0, err
@@ -439,7 +440,7 @@ func (s *Store) queryPage(ctx context.Context, db queryer, q storage.CallsQuery,
 
 // queryPageWith is queryPage with the options q is rendered with.
 func (s *Store) queryPageWith(ctx context.Context, db queryer, q storage.CallsQuery, opts []sqlgen.CallsOption, yield func(storage.StoredCall, error) bool) (int64, bool) {
-	st, err := sqlgen.CallsSelect(sqlgen.DuckDB{}, q, opts...)
+	st, err := sqlgen.CallsSelect(sqlgen.DuckDB{}, q, slices.Concat(opts, s.costModels(ctx, db, q))...)
 	if err != nil {
 		yield(storage.StoredCall{}, err)
 		return 0, false
@@ -485,11 +486,12 @@ func (s *Store) CountCalls(ctx context.Context, q storage.CallsQuery, limit int6
 // countByScan counts q's calls from the calls alone, for the filters the
 // rollups do not keep.
 func (s *Store) countByScan(ctx context.Context, q storage.CallsQuery, limit int64) (storage.CallsStats, error) {
-	st, err := sqlgen.CallsCount(sqlgen.DuckDB{}, q, limit, s.locate(q)...)
+	db := s.calls.guarded(s.stmts)
+	st, err := sqlgen.CallsCount(sqlgen.DuckDB{}, q, limit, append(s.locate(q), s.costModels(ctx, db, q)...)...)
 	if err != nil {
 		return storage.CallsStats{}, err
 	}
-	rows, err := s.calls.guarded(s.stmts).QueryContext(ctx, st.SQL, st.Args...)
+	rows, err := db.QueryContext(ctx, st.SQL, st.Args...)
 	if err != nil {
 		return storage.CallsStats{}, fmt.Errorf("count calls: %w", err)
 	}

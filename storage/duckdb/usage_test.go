@@ -10,6 +10,7 @@ import (
 
 	"github.com/weftdev/weft/pricing"
 	"github.com/weftdev/weft/storage"
+	"github.com/weftdev/weft/storage/querylang"
 )
 
 // TestTypedUsageReadsAsParsedSummaries: token sorts, cost sorts and the
@@ -121,5 +122,86 @@ func TestTypedUsageReadsAsParsedSummaries(t *testing.T) {
 	}
 	if u := fromColumns["usage"].([]storage.ModelUsageBucket); len(u) < 5 {
 		t.Fatalf("usage sums %v: too few to compare", u)
+	}
+}
+
+// TestCostModelsFromRollups: once the rollups name a project's models, a
+// cost sort or filter prices their calls as constants (sqlgen.CostModels)
+// and answers what the lookup answers, over a model's several price spans
+// and for a model the rollups do not name.
+func TestCostModelsFromRollups(t *testing.T) {
+	s := openTestStore(t)
+	ctx := context.Background()
+	base := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	var ops []storage.CallOp
+	for i := range 30 {
+		id := fmt.Sprintf("c%02d", i)
+		at, end := base.Add(time.Duration(i)*time.Minute), base.Add(time.Duration(i)*time.Minute+time.Second)
+		model := []string{"m1", "m1", "m2"}[i%3]
+		summary := fmt.Sprintf(`{"usage":{%q:{"prompt_tokens":%d,"completion_tokens":%d,"cache_read_input_tokens":%d}}}`,
+			model, 100-3*i, i*i, i%4)
+		ops = append(ops, storage.CallOp{Part: &storage.CallPart{Kind: storage.PartComplete, Call: storage.Call{
+			ProjectID: "e/p", ID: id, TraceID: "t" + id, OpName: "op", StartedAt: at, EndedAt: &end, Summary: json.RawMessage(summary)}}})
+	}
+	if _, err := s.WriteCallOps(ctx, ops); err != nil {
+		t.Fatal(err)
+	}
+	// m1 costs 1, then 10 from 10 minutes in, then 0.5 from 20; m2 is
+	// priced from the project's own row only from 15 minutes in.
+	price := func(id, model string, from time.Duration, prompt, completion float64) pricing.Price {
+		return pricing.Price{ID: id, Level: pricing.LevelDefault, LevelID: pricing.DefaultLevelID, LLMID: model,
+			EffectiveDate: base.Add(from), PromptTokenCost: prompt, CompletionTokenCost: completion, CacheReadInputTokenCost: prompt / 2}
+	}
+	prices := []pricing.Price{price("a", "m1", -time.Hour, 1, 2), price("b", "m1", 10*time.Minute, 10, 0.5),
+		price("c", "m1", 20*time.Minute, 0.5, 30), price("d", "m2", 15*time.Minute, 7, 1)}
+	where, err := querylang.Parse(json.RawMessage(`{"$expr": {"$gt": [{"$getField": "summary.weave.cost"}, {"$literal": 500}]}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	answers := func() map[string][]string {
+		out := map[string][]string{}
+		for _, q := range []storage.CallsQuery{
+			{SortBy: []storage.SortBy{{Field: "summary.weave.cost", Direction: "desc"}}, Limit: 7},
+			{SortBy: []storage.SortBy{{Field: "summary.weave.cost", Direction: "asc"}}},
+			{Where: where, SortBy: []storage.SortBy{{Field: "id", Direction: "asc"}}},
+		} {
+			q.ProjectID, q.Columns, q.Prices = "e/p", []string{"id"}, prices
+			var ids []string
+			for c, err := range s.QueryCalls(ctx, q) {
+				if err != nil {
+					t.Fatal(err)
+				}
+				ids = append(ids, c.ID)
+			}
+			out[fmt.Sprint(q.SortBy, q.Limit, q.Where != nil)] = ids
+		}
+		return out
+	}
+	if _, err := s.refreshMinutes(ctx, 1000); err != nil {
+		t.Fatal(err)
+	}
+	probe := storage.CallsQuery{ProjectID: "e/p", Prices: prices}
+	if opts := s.costModels(ctx, s.db, probe); len(opts) != 1 {
+		t.Fatalf("the rollups name no models: %v", opts)
+	}
+	constants := answers()
+	if _, err := s.db.ExecContext(ctx, "DELETE FROM call_minute_usage WHERE model = 'm2'"); err != nil {
+		t.Fatal(err)
+	}
+	someLooked := answers()
+	if _, err := s.db.ExecContext(ctx, "DELETE FROM call_minute_usage"); err != nil {
+		t.Fatal(err)
+	}
+	if opts := s.costModels(ctx, s.db, probe); opts != nil {
+		t.Fatalf("no rollups, yet models: %v", opts)
+	}
+	looked := answers()
+	for k, want := range looked {
+		if len(want) == 0 {
+			t.Fatalf("%s: no calls", k)
+		}
+		if !reflect.DeepEqual(constants[k], want) || !reflect.DeepEqual(someLooked[k], want) {
+			t.Errorf("%s: priced as constants %v, partly %v, by lookup %v", k, constants[k], someLooked[k], want)
+		}
 	}
 }

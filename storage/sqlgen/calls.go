@@ -61,6 +61,9 @@ func planCalls(d Dialect, q storage.CallsQuery, withOrder bool, opts []CallsOpti
 	p.fs.prices = q.Prices
 	p.where = append([]string{"c.project_id = " + p.project, "c.has_start", "c.deleted_at IS NULL"},
 		filterPredicates(b, "c", q.ProjectID, q.Filter)...)
+	for _, o := range opts {
+		o(p)
+	}
 	if expr != nil {
 		c := &compiler{d: d, b: b, fs: p.fs}
 		pred, err := c.predicate(expr)
@@ -68,9 +71,6 @@ func planCalls(d Dialect, q storage.CallsQuery, withOrder bool, opts []CallsOpti
 			return nil, err
 		}
 		p.where = append(p.where, pred)
-	}
-	for _, o := range opts {
-		o(p)
 	}
 	if withOrder {
 		if p.order, err = callOrderKeys(p.fs, q.SortBy); err != nil {

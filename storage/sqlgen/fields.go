@@ -92,7 +92,10 @@ type fields struct {
 	feedback *feedbackJoins
 	paths    map[string]string // JSON path text -> placeholder, bound once
 	prices   []pricing.Price   // candidates of summary.weave.cost
-	spans    *PriceSpans       // their schedule, bound once
+	sched    []pricing.Span    // their schedule, laid out once
+	spans    *PriceSpans       // the schedule, bound once
+	// costModels are the models CostModels names, priced as constants.
+	costModels []string
 }
 
 func newFields(b *builder, alias string) *fields {

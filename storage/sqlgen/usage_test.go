@@ -1,6 +1,7 @@
 package sqlgen
 
 import (
+	"database/sql"
 	"slices"
 	"testing"
 	"time"
@@ -119,4 +120,66 @@ func TestUsageSortSpans(t *testing.T) {
 func TestClickHouseUsageSortSpans(t *testing.T) {
 	calls, prices := spanFixtures()
 	runSpanCases(t, clickHouseEngine(openCH(t, calls, nil)), prices)
+}
+
+// typeUsage fills the typed usage columns of the calls with one model (or
+// none) as the DuckDB store writes them: the typed reading of cost.
+func typeUsage(t *testing.T, db *sql.DB) {
+	t.Helper()
+	const typed = `UPDATE calls SET usage_models = len(json_keys(summary, '$.usage')),
+		usage_model = json_keys(summary, '$.usage')[1],
+		usage_prompt = coalesce(TRY_CAST(json_extract_string(summary, '$.usage.*.prompt_tokens')[1] AS DOUBLE), 0) +
+			coalesce(TRY_CAST(json_extract_string(summary, '$.usage.*.input_tokens')[1] AS DOUBLE), 0),
+		usage_completion = coalesce(TRY_CAST(json_extract_string(summary, '$.usage.*.completion_tokens')[1] AS DOUBLE), 0) +
+			coalesce(TRY_CAST(json_extract_string(summary, '$.usage.*.output_tokens')[1] AS DOUBLE), 0),
+		usage_total = coalesce(TRY_CAST(json_extract_string(summary, '$.usage.*.total_tokens')[1] AS DOUBLE), 0),
+		usage_cache_read = coalesce(TRY_CAST(json_extract_string(summary, '$.usage.*.cache_read_input_tokens')[1] AS DOUBLE), 0),
+		usage_cache_create = 0
+		WHERE json_keys(summary, '$.usage') IS NOT NULL AND len(json_keys(summary, '$.usage')) <= 1
+			AND id <> 'u5'`
+	for _, stmt := range []string{typed, "UPDATE calls SET usage_models = 0 WHERE json_extract(summary, '$.usage') IS NULL"} {
+		if _, err := db.Exec(stmt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var typedRows int
+	if err := db.QueryRow("SELECT count(*) FROM calls WHERE usage_models = 1").Scan(&typedRows); err != nil || typedRows == 0 {
+		t.Fatalf("typed rows: %d, %v", typedRows, err)
+	}
+}
+
+// TestCostModels holds a cost priced with CostModels' constants to the
+// lookup's: for the models named, for those not named, and over a
+// model's three price spans.
+func TestCostModels(t *testing.T) {
+	usage := openDB(t)
+	insertCalls(t, usage, usageFixtures())
+	typeUsage(t, usage)
+	spans := openDB(t)
+	calls, prices := spanFixtures()
+	insertCalls(t, spans, calls)
+	typeUsage(t, spans)
+	for _, models := range [][]string{nil, {"cheap"}, {"dear", "cheap", "nameless"}, {"m"}, {"other", "m"}} {
+		for _, tc := range usageCases() {
+			q := storage.CallsQuery{ProjectID: "e/p", SortBy: tc.sortBy, Prices: usagePrices(), Limit: 10}
+			if tc.where != "" {
+				q.Where = where(tc.where)
+			}
+			st, err := CallsSelect(DuckDB{}, q, CostModels(models))
+			if err != nil {
+				t.Fatalf("CallsSelect: %v", err)
+			}
+			if got := duckDBEngine(usage).ids(t, st); !slices.Equal(got, tc.want) {
+				t.Errorf("%v %s: got %v; want %v\nSQL: %s", models, tc.name, got, tc.want, st.SQL)
+			}
+		}
+		q := storage.CallsQuery{ProjectID: "e/p", SortBy: sortBy("summary.weave.cost", "desc"), Prices: prices, Limit: 10}
+		st, err := CallsSelect(DuckDB{}, q, CostModels(models))
+		if err != nil {
+			t.Fatalf("CallsSelect: %v", err)
+		}
+		if got, want := duckDBEngine(spans).ids(t, st), []string{"s3", "s2", "s1"}; !slices.Equal(got, want) {
+			t.Errorf("%v spans: got %v; want %v\nSQL: %s", models, got, want, st.SQL)
+		}
+	}
 }
