@@ -73,7 +73,10 @@ func blockIndex(h uint64, n int) int {
 }
 
 // bloomBlock is one cache line of a blocked filter.
-type bloomBlock [blockBits / 64]uint64
+type bloomBlock [blockWords]uint64
+
+// blockWords is how many words a block holds.
+const blockWords = blockBits / 64
 
 // blockPositions yields a key's k bit positions in its block, nine bits
 // each from a SplitMix64 stream seeded by the key's hash (seven per word).

@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"hash/maphash"
 )
 
 // idFilter remembers which (project, call id) keys exist, so the writer
@@ -18,7 +17,7 @@ import (
 // under twice the first's. Rebuilding one larger filter from the stored
 // keys instead stopped the writer for 12 s when a store passed 8M calls.
 type idFilter struct {
-	seed   maphash.Seed
+	keys   keyHash
 	stages []*blockBloom // the last takes new keys
 	count  uint          // keys in the last stage
 	// capacity and falseRate are the last stage's.
@@ -40,25 +39,13 @@ func newIDFilter(capacity uint) *idFilter {
 }
 
 func newIDFilterSized(capacity uint, falseRate float64) *idFilter {
-	f := &idFilter{seed: maphash.MakeSeed(), capacity: capacity, falseRate: falseRate}
+	f := &idFilter{keys: newKeyHash(), capacity: capacity, falseRate: falseRate}
 	f.stages = []*blockBloom{newBlockBloom(f.capacity, f.falseRate)}
 	return f
 }
 
-// hash hashes a key; the filter lives in memory only, so its seed is
-// random.
-func (f *idFilter) hash(project, id string) uint64 { return projectIDHash(f.seed, project, id) }
-
-// projectIDHash hashes a project-scoped id; the project keeps equal ids
-// of two projects apart.
-func projectIDHash(seed maphash.Seed, project, id string) uint64 {
-	var h maphash.Hash
-	h.SetSeed(seed)
-	h.WriteString(project)
-	h.WriteByte(0)
-	h.WriteString(id)
-	return h.Sum64()
-}
+// hash hashes a key.
+func (f *idFilter) hash(project, id string) uint64 { return f.keys.sum(project, id) }
 
 func (f *idFilter) mayContain(project, id string) bool {
 	h := f.hash(project, id)

@@ -1,7 +1,6 @@
 package duckdb
 
 import (
-	"hash/maphash"
 	"sync"
 	"time"
 
@@ -48,7 +47,7 @@ const maxLocatedRanges = 16
 // The writer records parts before it commits them, so a reader that can
 // see a row also finds it here; a rolled-back record only widens a range.
 type callLocator struct {
-	seed       maphash.Seed
+	keys       keyHash
 	runParts   int     // locatorRun but in tests
 	sliceSize  int     // locatorSlice but in tests
 	bitsPerKey float64 // blockLayout(locatorFalseRate)
@@ -95,13 +94,13 @@ func (t *timeSpan) add(at time.Time) {
 }
 
 func newCallLocator(runParts, sliceSize int) *callLocator {
-	l := &callLocator{seed: maphash.MakeSeed(), runParts: runParts, sliceSize: max(min(sliceSize, runParts), 1)}
+	l := &callLocator{keys: newKeyHash(), runParts: runParts, sliceSize: max(min(sliceSize, runParts), 1)}
 	l.bitsPerKey, l.k = blockLayout(locatorFalseRate)
 	return l
 }
 
 // key hashes a project-scoped id.
-func (l *callLocator) key(project, id string) uint64 { return projectIDHash(l.seed, project, id) }
+func (l *callLocator) key(project, id string) uint64 { return l.keys.sum(project, id) }
 
 // record notes a start part about to be stored.
 func (l *callLocator) record(project, id, traceID string, started time.Time) {

@@ -34,6 +34,10 @@ type Store struct {
 	ids     *idFilter // guarded by writeMu
 	// located narrows reads by call or trace id (see locator.go).
 	located *callLocator
+	// keysPath is where Close saves ids and located for the next open,
+	// as of epoch (callkeys.go); "" in memory.
+	keysPath string
+	epoch    string
 	// watch reports an invalidated database (see watchdog.go).
 	watch *watchdog
 	// blobDir holds file contents by digest (see migrations/0004_files.sql).
@@ -70,6 +74,9 @@ func OpenWithOptions(ctx context.Context, dir string, opts Options, logger *slog
 	if err != nil {
 		return nil, err
 	}
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
 	db, err := openDB(dir, opts.CallsUnlogged)
 	if err != nil {
 		return nil, err
@@ -95,8 +102,10 @@ func OpenWithOptions(ctx context.Context, dir string, opts Options, logger *slog
 		return nil, errors.Join(fmt.Errorf("migrate duckdb in %q: %w (close other weft processes using this data dir)", dir, err), db.Close())
 	}
 	s.stmts = newStmtCache(db, maxCachedStmts)
-	s.located = newCallLocator(locatorRun, locatorSlice)
-	if s.ids, err = loadCallKeys(ctx, db, s.located, loadPageRows); err != nil {
+	if dir != "" {
+		s.keysPath = filepath.Join(dir, KeysFileName)
+	}
+	if err := s.openCallKeys(ctx, dir); err != nil {
 		return nil, errors.Join(err, db.Close())
 	}
 	s.startWatchdog(watchEvery)
@@ -122,6 +131,9 @@ func (s *Store) Close() error {
 	}
 	s.stmts.close()
 	s.awaitConnsReturned(closeWait)
+	s.writeMu.Lock() // kept: nothing may write after the keys are saved
+	defer s.writeMu.Unlock()
+	s.saveCallKeys()
 	err := errors.Join(s.detach(), s.db.Close())
 	s.dumps.dec.Close()
 	if s.ownsBlobDir {
