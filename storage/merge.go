@@ -46,28 +46,18 @@ func FoldPart(dst, src *CallPart) {
 	dst.Kind |= src.Kind
 }
 
-func copyStart(dst, src *Call) {
-	dst.TraceID = src.TraceID
-	dst.ParentID = src.ParentID
-	dst.ThreadID = src.ThreadID
-	dst.TurnID = src.TurnID
-	dst.OpName = src.OpName
-	dst.DisplayName = src.DisplayName
-	dst.StartedAt = src.StartedAt
-	dst.Attributes = src.Attributes
-	dst.Inputs = src.Inputs
-	dst.OtelDump = src.OtelDump
-	dst.WBUserID = src.WBUserID
-	dst.WBRunID = src.WBRunID
-	dst.WBRunStep = src.WBRunStep
-	dst.InputRefs = src.InputRefs
-}
+// startFields and endFields are the fields each side of a part carries.
+var (
+	startFields = CallFieldsOf(SideStart)
+	endFields   = CallFieldsOf(SideEnd)
+)
 
-func copyEnd(dst, src *Call) {
-	dst.EndedAt = src.EndedAt
-	dst.Exception = src.Exception
-	dst.Output = src.Output
-	dst.Summary = src.Summary
-	dst.WBRunStepEnd = src.WBRunStepEnd
-	dst.OutputRefs = src.OutputRefs
+func copyStart(dst, src *Call) { copyFields(startFields, dst, src) }
+
+func copyEnd(dst, src *Call) { copyFields(endFields, dst, src) }
+
+func copyFields(fields []CallField, dst, src *Call) {
+	for _, f := range fields {
+		copyField(f.Of(dst), f.Of(src))
+	}
 }

@@ -108,23 +108,32 @@ func (e *encoder) intPtr(v *int64) {
 	e.b = binary.AppendVarint(e.b, *v)
 }
 
+// call writes c's fields in storage.CallFields order.
 func (e *encoder) call(c *storage.Call) {
-	e.str(c.ProjectID, c.ID, c.TraceID, c.ParentID, c.ThreadID, c.TurnID, c.OpName, c.DisplayName, c.WBUserID, c.WBRunID)
-	e.time(c.StartedAt)
-	e.timePtr(c.EndedAt)
-	e.timePtr(c.DeletedAt)
-	for _, r := range [][]byte{c.Attributes, c.Inputs, c.Output, c.Summary, c.OtelDump} {
-		e.raw(r)
+	for _, f := range storage.CallFields {
+		switch v := f.Of(c).(type) {
+		case *string:
+			e.str(*v)
+		case *time.Time:
+			e.time(*v)
+		case **time.Time:
+			e.timePtr(*v)
+		case *json.RawMessage:
+			e.raw(*v)
+		case **string:
+			if *v == nil {
+				e.raw(nil)
+			} else {
+				e.raw([]byte(**v))
+			}
+		case **int64:
+			e.intPtr(*v)
+		case *[]string:
+			e.list(*v)
+		default:
+			panic(fmt.Sprintf("storageexporter: call field %s of type %T", f.Column, v))
+		}
 	}
-	if c.Exception == nil {
-		e.raw(nil)
-	} else {
-		e.raw([]byte(*c.Exception))
-	}
-	e.intPtr(c.WBRunStep)
-	e.intPtr(c.WBRunStepEnd)
-	e.list(c.InputRefs)
-	e.list(c.OutputRefs)
 }
 
 // sizeHint is about the encoded size of ops, so the record buffer is
@@ -134,18 +143,8 @@ func sizeHint(ops []storage.CallOp) int {
 	for _, op := range ops {
 		n += 96
 		if p := op.Part; p != nil {
-			c := &p.Call
-			n += len(c.ProjectID) + len(c.ID) + len(c.TraceID) + len(c.ParentID) + len(c.ThreadID) + len(c.TurnID) +
-				len(c.OpName) + len(c.DisplayName) + len(c.WBUserID) + len(c.WBRunID) +
-				len(c.Attributes) + len(c.Inputs) + len(c.Output) + len(c.Summary) + len(c.OtelDump)
-			if c.Exception != nil {
-				n += len(*c.Exception)
-			}
-			for _, r := range c.InputRefs {
-				n += len(r) + 2
-			}
-			for _, r := range c.OutputRefs {
-				n += len(r) + 2
+			for _, f := range storage.CallFields {
+				n += storage.FieldSize(f.Of(&p.Call))
 			}
 		}
 		if d := op.Delete; d != nil {
@@ -215,22 +214,29 @@ func (d *decoder) op() storage.CallOp {
 	}
 }
 
+// call reads the fields encoder.call wrote.
 func (d *decoder) call(c *storage.Call) {
-	for _, s := range []*string{&c.ProjectID, &c.ID, &c.TraceID, &c.ParentID, &c.ThreadID, &c.TurnID, &c.OpName, &c.DisplayName, &c.WBUserID, &c.WBRunID} {
-		*s = d.str()
+	for _, f := range storage.CallFields {
+		switch v := f.Of(c).(type) {
+		case *string:
+			*v = d.str()
+		case *time.Time:
+			*v = d.time()
+		case **time.Time:
+			*v = d.timePtr()
+		case *json.RawMessage:
+			*v = d.raw()
+		case **string:
+			if exc := d.raw(); exc != nil {
+				s := string(exc)
+				*v = &s
+			}
+		case **int64:
+			*v = d.intPtr()
+		case *[]string:
+			*v = d.list()
+		default:
+			panic(fmt.Sprintf("storageexporter: call field %s of type %T", f.Column, v))
+		}
 	}
-	c.StartedAt = d.time()
-	c.EndedAt = d.timePtr()
-	c.DeletedAt = d.timePtr()
-	for _, r := range []*json.RawMessage{&c.Attributes, &c.Inputs, &c.Output, &c.Summary, &c.OtelDump} {
-		*r = d.raw()
-	}
-	if exc := d.raw(); exc != nil {
-		s := string(exc)
-		c.Exception = &s
-	}
-	c.WBRunStep = d.intPtr()
-	c.WBRunStepEnd = d.intPtr()
-	c.InputRefs = d.list()
-	c.OutputRefs = d.list()
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/weftdev/weft/storage"
+	"github.com/weftdev/weft/storage/conformance"
 )
 
 func fullCall() storage.Call {
@@ -157,5 +158,26 @@ func TestEncodeRejects(t *testing.T) {
 				t.Fatalf("Encode = %v, want ErrInvalidArgument", err)
 			}
 		})
+	}
+}
+
+// TestEveryCallFieldCrossesTheWire: each field of storage.CallFields
+// survives the wire, so a field added to the call and not to wireCall
+// fails here.
+func TestEveryCallFieldCrossesTheWire(t *testing.T) {
+	c := conformance.EveryField("e/p", "c", "w", storage.SideStart, storage.SideEnd, storage.SideDelete)
+	op := storage.CallOp{Part: &storage.CallPart{Kind: storage.PartComplete, Call: c}}
+	value, err := Encode(op)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := Decode(value)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range storage.CallFields {
+		if !storage.SameFieldValue(f.Of(&got.Part.Call), f.Of(&c)) {
+			t.Errorf("%s did not cross the wire: %s", f.Column, value)
+		}
 	}
 }

@@ -1,8 +1,8 @@
 package clickhouse
 
 import (
-	"bytes"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -24,13 +24,27 @@ type callRow struct {
 }
 
 // rowColumns are the columns of a calls row, in the order scanRow reads
-// and values writes them.
-var rowColumns = []string{
-	"project_id", "id", "version", "anchor_at", "has_start", "has_end",
-	"trace_id", "parent_id", "thread_id", "turn_id", "op_name", "display_name",
-	"started_at", "ended_at", "attributes", "inputs", "output", "summary", "otel_dump",
-	"exception", "wb_user_id", "wb_run_id", "wb_run_step", "wb_run_step_end",
-	"input_refs", "output_refs", "deleted_at", "expire_at", "renamed",
+// and values writes them: the call's key, the row's own columns, the
+// rest of the call's fields (storage.CallFields) and the row's tail.
+var rowColumns = slices.Concat([]string{"project_id", "id", "version", "anchor_at", "has_start", "has_end"},
+	storage.CallColumns(rowFieldSides...), []string{"expire_at", "renamed"})
+
+// rowFieldSides are the sides of the call fields after the row's own
+// columns: all but the key.
+var rowFieldSides = []storage.CallSide{storage.SideStart, storage.SideEnd, storage.SideDelete}
+
+// rowFields are the call fields of rowFieldSides.
+var rowFields = storage.CallFieldsOf(rowFieldSides...)
+
+// startedColumn is the start time: a sentinel in rows without a start.
+const startedColumn = "started_at"
+
+// columnPrecision is how finely a time column keeps its value.
+func columnPrecision(column string) time.Duration {
+	if column == "deleted_at" {
+		return time.Millisecond
+	}
+	return time.Microsecond
 }
 
 // rowColumnList is rowColumns for SELECT and INSERT.
@@ -54,17 +68,33 @@ func (r *callRow) kind() storage.PartKind {
 // values renders the row for a batch Append, in rowColumns order.
 func (r *callRow) values() []any {
 	c := &r.call
-	started := noStart
-	if r.hasStart && !c.StartedAt.IsZero() {
-		started = c.StartedAt
+	row := make([]any, 0, len(rowColumns))
+	row = append(row, c.ProjectID, c.ID, r.version, r.anchorAt, r.hasStart, r.hasEnd)
+	for _, f := range rowFields {
+		switch v := f.Of(c).(type) {
+		case *time.Time: // started_at
+			started := noStart
+			if r.hasStart && !v.IsZero() {
+				started = *v
+			}
+			row = append(row, started)
+		case *json.RawMessage:
+			row = append(row, string(*v))
+		case *[]string:
+			row = append(row, listOrEmpty(*v))
+		case *string:
+			row = append(row, *v)
+		case **time.Time:
+			row = append(row, *v)
+		case **string:
+			row = append(row, *v)
+		case **int64:
+			row = append(row, *v)
+		default:
+			panic(fmt.Sprintf("clickhouse: call field %s of type %T", f.Column, v))
+		}
 	}
-	return []any{
-		c.ProjectID, c.ID, r.version, r.anchorAt, r.hasStart, r.hasEnd,
-		c.TraceID, c.ParentID, c.ThreadID, c.TurnID, c.OpName, c.DisplayName,
-		started, c.EndedAt, string(c.Attributes), string(c.Inputs), string(c.Output), string(c.Summary), string(c.OtelDump),
-		c.Exception, c.WBUserID, c.WBRunID, c.WBRunStep, c.WBRunStepEnd,
-		listOrEmpty(c.InputRefs), listOrEmpty(c.OutputRefs), c.DeletedAt, r.expireAt, r.renamed,
-	}
+	return append(row, r.expireAt, r.renamed)
 }
 
 func listOrEmpty(l []string) []string {
@@ -76,27 +106,39 @@ func listOrEmpty(l []string) []string {
 
 // scanRow reads one row selected with rowColumnList.
 func scanRow(rows driver.Rows) (callRow, error) {
-	var (
-		r                                           callRow
-		c                                           = &r.call
-		started                                     time.Time
-		attributes, inputs, output, summary, otelDp string
-	)
-	err := rows.Scan(&c.ProjectID, &c.ID, &r.version, &r.anchorAt, &r.hasStart, &r.hasEnd,
-		&c.TraceID, &c.ParentID, &c.ThreadID, &c.TurnID, &c.OpName, &c.DisplayName,
-		&started, &c.EndedAt, &attributes, &inputs, &output, &summary, &otelDp,
-		&c.Exception, &c.WBUserID, &c.WBRunID, &c.WBRunStep, &c.WBRunStepEnd,
-		&c.InputRefs, &c.OutputRefs, &c.DeletedAt, &r.expireAt, &r.renamed)
-	if err != nil {
+	var r callRow
+	c := &r.call
+	var started time.Time
+	texts := make(map[*json.RawMessage]*string)
+	dest := []any{&c.ProjectID, &c.ID, &r.version, &r.anchorAt, &r.hasStart, &r.hasEnd}
+	for _, f := range rowFields {
+		switch v := f.Of(c).(type) {
+		case *time.Time: // started_at, kept only in a row with a start
+			dest = append(dest, &started)
+		case *json.RawMessage: // text, "" when not set
+			var s string
+			texts[v] = &s
+			dest = append(dest, &s)
+		default: // the column's own type
+			dest = append(dest, v)
+		}
+	}
+	dest = append(dest, &r.expireAt, &r.renamed)
+	if err := rows.Scan(dest...); err != nil {
 		return callRow{}, err
 	}
 	if r.hasStart {
 		c.StartedAt = started.UTC()
 	}
-	c.Attributes, c.Inputs, c.Output = jsonOrNil(attributes), jsonOrNil(inputs), jsonOrNil(output)
-	c.Summary, c.OtelDump = jsonOrNil(summary), jsonOrNil(otelDp)
-	r.anchorAt = r.anchorAt.UTC()
-	c.EndedAt, c.DeletedAt, r.expireAt = utcPtr(c.EndedAt), utcPtr(c.DeletedAt), utcPtr(r.expireAt)
+	for j, s := range texts {
+		*j = jsonOrNil(*s)
+	}
+	for _, f := range rowFields {
+		if t, ok := f.Of(c).(**time.Time); ok {
+			*t = utcPtr(*t)
+		}
+	}
+	r.anchorAt, r.expireAt = r.anchorAt.UTC(), utcPtr(r.expireAt)
 	return r, nil
 }
 
@@ -121,13 +163,16 @@ func utcPtr(t *time.Time) *time.Time {
 // column precision, empty JSON as not set.
 func normalizeCall(c storage.Call) storage.Call {
 	if !c.StartedAt.IsZero() {
-		c.StartedAt = c.StartedAt.UTC().Truncate(time.Microsecond)
+		c.StartedAt = c.StartedAt.UTC().Truncate(columnPrecision(startedColumn))
 	}
-	c.EndedAt = truncPtr(c.EndedAt, time.Microsecond)
-	c.DeletedAt = truncPtr(c.DeletedAt, time.Millisecond)
-	for _, j := range []*json.RawMessage{&c.Attributes, &c.Inputs, &c.Output, &c.Summary, &c.OtelDump} {
-		if len(*j) == 0 {
-			*j = nil
+	for _, f := range rowFields {
+		switch v := f.Of(&c).(type) {
+		case **time.Time:
+			*v = truncPtr(*v, columnPrecision(f.Column))
+		case *json.RawMessage:
+			if len(*v) == 0 {
+				*v = nil
+			}
 		}
 	}
 	return c
@@ -144,25 +189,14 @@ func truncPtr(t *time.Time, d time.Duration) *time.Time {
 // sameRow reports whether two versions hold the same call, so that writing
 // b over a is a no-op.
 func sameRow(a, b *callRow) bool {
-	x, y := &a.call, &b.call
-	return a.hasStart == b.hasStart && a.hasEnd == b.hasEnd && a.renamed == b.renamed && a.anchorAt.Equal(b.anchorAt) &&
-		samePtr(a.expireAt, b.expireAt, time.Time.Equal) &&
-		x.ProjectID == y.ProjectID && x.ID == y.ID && x.TraceID == y.TraceID && x.ParentID == y.ParentID &&
-		x.ThreadID == y.ThreadID && x.TurnID == y.TurnID && x.OpName == y.OpName && x.DisplayName == y.DisplayName &&
-		x.StartedAt.Equal(y.StartedAt) && samePtr(x.EndedAt, y.EndedAt, time.Time.Equal) &&
-		bytes.Equal(x.Attributes, y.Attributes) && bytes.Equal(x.Inputs, y.Inputs) && bytes.Equal(x.Output, y.Output) &&
-		bytes.Equal(x.Summary, y.Summary) && bytes.Equal(x.OtelDump, y.OtelDump) &&
-		samePtr(x.Exception, y.Exception, eq[string]) && x.WBUserID == y.WBUserID && x.WBRunID == y.WBRunID &&
-		samePtr(x.WBRunStep, y.WBRunStep, eq[int64]) && samePtr(x.WBRunStepEnd, y.WBRunStepEnd, eq[int64]) &&
-		slices.Equal(x.InputRefs, y.InputRefs) && slices.Equal(x.OutputRefs, y.OutputRefs) &&
-		samePtr(x.DeletedAt, y.DeletedAt, time.Time.Equal)
-}
-
-func eq[T comparable](a, b T) bool { return a == b }
-
-func samePtr[T any](a, b *T, equal func(T, T) bool) bool {
-	if a == nil || b == nil {
-		return a == b
+	if a.hasStart != b.hasStart || a.hasEnd != b.hasEnd || a.renamed != b.renamed || !a.anchorAt.Equal(b.anchorAt) ||
+		!storage.SameFieldValue(&a.expireAt, &b.expireAt) {
+		return false
 	}
-	return equal(*a, *b)
+	for _, f := range storage.CallFields {
+		if !storage.SameFieldValue(f.Of(&a.call), f.Of(&b.call)) {
+			return false
+		}
+	}
+	return true
 }

@@ -37,6 +37,7 @@ func runCalls(t *testing.T, newStore func(t *testing.T) callStore) {
 		{"CountWithLimit", testCountWithLimit},
 		{"FilterByOpAndTrace", testFilterByOpAndTrace},
 		{"KeysetPagingByStartAndID", testKeysetPaging},
+		{"EveryFieldRoundTrips", testEveryFieldRoundTrips},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) { tc.run(t, newStore(t)) })

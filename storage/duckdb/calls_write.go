@@ -18,26 +18,29 @@ import (
 	"github.com/weftdev/weft/storage/sqlgen"
 )
 
-// stageColumns are the columns a merged call part is appended with, in
-// order. The merge below reads them from the stage table.
-var stageColumns = []string{
-	"project_id", "id", "has_start", "has_end",
-	"trace_id", "parent_id", "thread_id", "turn_id", "op_name", "display_name",
-	"started_at", "ended_at",
-	"attributes", "inputs", "output", "summary", "otel_dump",
-	"exception", "wb_user_id", "wb_run_id", "wb_run_step", "wb_run_step_end",
-	"input_refs", "output_refs",
-	"usage_models", "usage_model", "usage_requests", "usage_prompt", "usage_completion", "usage_total",
-	"usage_cache_read", "usage_cache_create", "latency_ms", "total_tokens",
-}
+// stageFields are the call fields a part is appended with: all but
+// deleted_at, which soft deletes set.
+var stageFields = storage.CallFieldsOf(storage.SideKey, storage.SideStart, storage.SideEnd)
 
+// endDerivedColumns are computed from a part's end at write time: the
+// typed usage (migrations/0011_calls_usage.sql) and the token total
+// (0014). latency_ms (0012) needs both sides and is set apart.
+var endDerivedColumns = []string{"usage_models", "usage_model", "usage_requests", "usage_prompt", "usage_completion", "usage_total",
+	"usage_cache_read", "usage_cache_create", "total_tokens"}
+
+// stageColumns are the columns a call part is appended with, in partRow
+// order. The merge below reads them from the stage table.
+var stageColumns = slices.Concat([]string{"has_start", "has_end"}, storage.CallColumns(storage.SideKey, storage.SideStart, storage.SideEnd),
+	endDerivedColumns, []string{"latency_ms"})
+
+// startColumns and endColumns are the columns each side of a part sets.
 var (
-	startColumns = []string{"trace_id", "parent_id", "thread_id", "turn_id", "op_name", "display_name",
-		"started_at", "attributes", "inputs", "otel_dump", "wb_user_id", "wb_run_id", "wb_run_step", "input_refs"}
-	endColumns = []string{"ended_at", "exception", "output", "summary", "wb_run_step_end", "output_refs",
-		"usage_models", "usage_model", "usage_requests", "usage_prompt", "usage_completion", "usage_total",
-		"usage_cache_read", "usage_cache_create", "total_tokens"}
+	startColumns = storage.CallColumns(storage.SideStart)
+	endColumns   = slices.Concat(storage.CallColumns(storage.SideEnd), endDerivedColumns)
 )
+
+// dumpColumn holds the raw OTel span, packed (dump.go).
+const dumpColumn = "otel_dump"
 
 // A merge of parts into stored calls runs as a few statements over
 // stageTable rather than one MERGE: DuckDB joined a MERGE's parts to the
@@ -434,17 +437,42 @@ func (s *Store) appendAll(app *duckdbdriver.Appender, ops []storage.CallOp, usag
 // packed and its usage read (partUsages).
 func (s *Store) partRow(p *storage.CallPart, dump any, u partUsage) []driver.Value {
 	c := &p.Call
-	return []driver.Value{
-		c.ProjectID, c.ID, p.Kind.HasStart(), p.Kind.HasEnd(),
-		nullStr(c.TraceID), nullStr(c.ParentID), nullStr(c.ThreadID), nullStr(c.TurnID),
-		nullStr(c.OpName), nullStr(c.DisplayName),
-		nullTime(c.StartedAt), nullTimePtr(c.EndedAt),
-		nullJSON(c.Attributes), nullJSON(c.Inputs), nullJSON(c.Output), nullJSON(c.Summary), dump,
-		nullStrPtr(c.Exception), nullStr(c.WBUserID), nullStr(c.WBRunID), nullInt(c.WBRunStep), nullInt(c.WBRunStepEnd),
-		refsText(c.InputRefs), refsText(c.OutputRefs),
-		u.models, u.model, u.Requests, u.Prompt, u.Completion, u.Total, u.CacheRead, u.CacheCreate,
-		callLatency(c.StartedAt, c.EndedAt), callTokens(p, u.typedUsage, u.parsedTokens),
+	row := make([]driver.Value, 0, len(stageColumns))
+	row = append(row, p.Kind.HasStart(), p.Kind.HasEnd())
+	for _, f := range stageFields {
+		switch {
+		case f.Side == storage.SideKey:
+			row = append(row, *f.Of(c).(*string))
+		case f.Column == dumpColumn:
+			row = append(row, dump)
+		default:
+			row = append(row, columnValue(f.Of(c)))
+		}
 	}
+	return append(row, u.models, u.model, u.Requests, u.Prompt, u.Completion, u.Total, u.CacheRead, u.CacheCreate,
+		callTokens(p, u.typedUsage, u.parsedTokens), callLatency(c.StartedAt, c.EndedAt))
+}
+
+// columnValue is a call field's value as the calls table holds it, with
+// NULL for a field that is not set.
+func columnValue(v any) driver.Value {
+	switch x := v.(type) {
+	case *string:
+		return nullStr(*x)
+	case *time.Time:
+		return nullTime(*x)
+	case **time.Time:
+		return nullTimePtr(*x)
+	case *json.RawMessage:
+		return nullJSON(*x)
+	case **string:
+		return nullStrPtr(*x)
+	case **int64:
+		return nullInt(*x)
+	case *[]string:
+		return refsText(*x)
+	}
+	panic(fmt.Sprintf("duckdb: call field of type %T", v))
 }
 
 // callTokens is the total_tokens column of a part's row
