@@ -51,3 +51,19 @@ func TestRecordFormatIsStable(t *testing.T) {
 		t.Fatalf("decoded %+v\nwant %+v", ops, goldenOps())
 	}
 }
+
+// BenchmarkRecordCodec encodes and decodes a record of 500 calls shaped
+// like the golden ones, as the log does for every batch.
+func BenchmarkRecordCodec(b *testing.B) {
+	var ops []storage.CallOp
+	for range 125 {
+		ops = append(ops, goldenOps()...)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		rec := encodeOps(nil, ops)
+		if _, err := decodeOps(rec); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
