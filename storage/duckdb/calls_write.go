@@ -22,21 +22,54 @@ import (
 // deleted_at, which soft deletes set.
 var stageFields = storage.CallFieldsOf(storage.SideKey, storage.SideStart, storage.SideEnd)
 
-// endDerivedColumns are computed from a part's end at write time: the
-// typed usage (migrations/0011_calls_usage.sql) and the token total
-// (0014). latency_ms (0012) needs both sides and is set apart.
-var endDerivedColumns = []string{"usage_models", "usage_model", "usage_requests", "usage_prompt", "usage_completion", "usage_total",
-	"usage_cache_read", "usage_cache_create", "total_tokens"}
+// derivedColumn is a column computed from a part at write time, beside
+// its fields: from its end (the typed usage, migrations/0011, and the
+// token total, 0014), or from both sides (latency_ms, 0012, which the
+// merge sets apart, sideSet).
+type derivedColumn struct {
+	name  string
+	end   bool // an end part sets it
+	value func(p *storage.CallPart, u partUsage) driver.Value
+}
+
+var derivedColumns = []derivedColumn{
+	{"usage_models", true, func(_ *storage.CallPart, u partUsage) driver.Value { return u.models }},
+	{"usage_model", true, func(_ *storage.CallPart, u partUsage) driver.Value { return u.model }},
+	{"usage_requests", true, func(_ *storage.CallPart, u partUsage) driver.Value { return u.Requests }},
+	{"usage_prompt", true, func(_ *storage.CallPart, u partUsage) driver.Value { return u.Prompt }},
+	{"usage_completion", true, func(_ *storage.CallPart, u partUsage) driver.Value { return u.Completion }},
+	{"usage_total", true, func(_ *storage.CallPart, u partUsage) driver.Value { return u.Total }},
+	{"usage_cache_read", true, func(_ *storage.CallPart, u partUsage) driver.Value { return u.CacheRead }},
+	{"usage_cache_create", true, func(_ *storage.CallPart, u partUsage) driver.Value { return u.CacheCreate }},
+	{"total_tokens", true, func(p *storage.CallPart, u partUsage) driver.Value {
+		return callTokens(p, u.typedUsage, u.parsedTokens)
+	}},
+	{"latency_ms", false, func(p *storage.CallPart, _ partUsage) driver.Value {
+		return callLatency(p.Call.StartedAt, p.Call.EndedAt)
+	}},
+}
+
+// derivedNames are the names of the derived columns an end sets (end)
+// or of all of them.
+func derivedNames(endOnly bool) []string {
+	var names []string
+	for _, d := range derivedColumns {
+		if d.end || !endOnly {
+			names = append(names, d.name)
+		}
+	}
+	return names
+}
 
 // stageColumns are the columns a call part is appended with, in partRow
 // order. The merge below reads them from the stage table.
 var stageColumns = slices.Concat([]string{"has_start", "has_end"}, storage.CallColumns(storage.SideKey, storage.SideStart, storage.SideEnd),
-	endDerivedColumns, []string{"latency_ms"})
+	derivedNames(false))
 
 // startColumns and endColumns are the columns each side of a part sets.
 var (
 	startColumns = storage.CallColumns(storage.SideStart)
-	endColumns   = slices.Concat(storage.CallColumns(storage.SideEnd), endDerivedColumns)
+	endColumns   = slices.Concat(storage.CallColumns(storage.SideEnd), derivedNames(true))
 )
 
 // dumpColumn holds the raw OTel span, packed (dump.go).
@@ -449,8 +482,10 @@ func (s *Store) partRow(p *storage.CallPart, dump any, u partUsage) []driver.Val
 			row = append(row, columnValue(f.Of(c)))
 		}
 	}
-	return append(row, u.models, u.model, u.Requests, u.Prompt, u.Completion, u.Total, u.CacheRead, u.CacheCreate,
-		callTokens(p, u.typedUsage, u.parsedTokens), callLatency(c.StartedAt, c.EndedAt))
+	for _, d := range derivedColumns {
+		row = append(row, d.value(p, u))
+	}
+	return row
 }
 
 // columnValue is a call field's value as the calls table holds it, with
