@@ -1,23 +1,24 @@
-package storage
+package storage_test
 
 import (
-	"encoding/json"
 	"reflect"
 	"testing"
-	"time"
+
+	"github.com/weftdev/weft/storage"
+	"github.com/weftdev/weft/storage/conformance"
 )
 
-// TestCallFieldsCoverCall: every field of Call is in CallFields once,
+// TestCallFieldsCoverCall: every field of Call is in storage.CallFields once,
 // with a column of its own, and Of points at it.
 func TestCallFieldsCoverCall(t *testing.T) {
-	var c Call
+	var c storage.Call
 	base := reflect.ValueOf(&c).Elem()
 	byOffset := map[uintptr]string{}
 	for i := range base.NumField() {
 		byOffset[base.Type().Field(i).Offset] = base.Type().Field(i).Name
 	}
 	seenField, seenColumn := map[string]bool{}, map[string]bool{}
-	for _, f := range CallFields {
+	for _, f := range storage.CallFields {
 		ptr := reflect.ValueOf(f.Of(&c))
 		off := ptr.Pointer() - base.Addr().Pointer()
 		name, ok := byOffset[off]
@@ -34,7 +35,7 @@ func TestCallFieldsCoverCall(t *testing.T) {
 	}
 	for i := range base.NumField() {
 		if name := base.Type().Field(i).Name; !seenField[name] {
-			t.Errorf("Call.%s is not in CallFields", name)
+			t.Errorf("Call.%s is not in storage.CallFields", name)
 		}
 	}
 }
@@ -42,39 +43,15 @@ func TestCallFieldsCoverCall(t *testing.T) {
 // TestFoldPartBySide: a part overwrites exactly the fields of the sides
 // it carries.
 func TestFoldPartBySide(t *testing.T) {
-	full := func(tag string) Call {
-		var c Call
-		for i, f := range CallFields {
-			n := int64(i)
-			at := time.Unix(n, 0)
-			s := tag
-			switch p := f.Of(&c).(type) {
-			case *string:
-				*p = tag
-			case *time.Time:
-				*p = at
-			case **time.Time:
-				*p = &at
-			case *json.RawMessage:
-				*p = json.RawMessage(`"` + tag + `"`)
-			case **string:
-				*p = &s
-			case **int64:
-				*p = &n
-			case *[]string:
-				*p = []string{tag}
-			default:
-				t.Fatalf("%s: kind %T", f.Column, p)
-			}
-		}
-		return c
+	full := func(tag string) storage.Call {
+		return conformance.EveryField("e/p", "c", tag, storage.SideStart, storage.SideEnd, storage.SideDelete)
 	}
-	for _, kind := range []PartKind{PartStart, PartEnd, PartComplete} {
-		dst := CallPart{Kind: PartStart, Call: full("old")}
-		src := CallPart{Kind: kind, Call: full("new")}
-		FoldPart(&dst, &src)
-		for _, f := range CallFields {
-			moved := (f.Side == SideStart && kind.HasStart()) || (f.Side == SideEnd && kind.HasEnd())
+	for _, kind := range []storage.PartKind{storage.PartStart, storage.PartEnd, storage.PartComplete} {
+		dst := storage.CallPart{Kind: storage.PartStart, Call: full("old")}
+		src := storage.CallPart{Kind: kind, Call: full("new")}
+		storage.FoldPart(&dst, &src)
+		for _, f := range storage.CallFields {
+			moved := (f.Side == storage.SideStart && kind.HasStart()) || (f.Side == storage.SideEnd && kind.HasEnd())
 			old, updated := full("old"), full("new")
 			want := f.Of(&old)
 			if moved {

@@ -3,6 +3,7 @@ package conformance
 import (
 	"encoding/json"
 	"fmt"
+	"hash/fnv"
 	"reflect"
 	"slices"
 	"testing"
@@ -18,13 +19,16 @@ import (
 // shows.
 func EveryField(project, id, tag string, sides ...storage.CallSide) storage.Call {
 	c := storage.Call{ProjectID: project, ID: id}
-	at := time.Date(2025, 6, 7, 8, 9, 10, 0, time.UTC)
+	h := fnv.New32a()
+	h.Write([]byte(tag))
+	seed := int64(h.Sum32() % 1000) // times and numbers differ by tag too
+	at := time.Date(2025, 6, 7, 8, 9, 10, 0, time.UTC).Add(time.Duration(seed) * time.Hour)
 	for i, f := range storage.CallFields {
 		if f.Side == storage.SideKey || !slices.Contains(sides, f.Side) {
 			continue
 		}
 		text := fmt.Sprintf("%s-%s", tag, f.Column)
-		n := int64(100 + i)
+		n := seed*1000 + int64(i)
 		when := at.Add(time.Duration(i) * time.Second)
 		switch v := f.Of(&c).(type) {
 		case *string:
