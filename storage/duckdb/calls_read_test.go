@@ -104,10 +104,10 @@ func TestPagesFetchedByStartTimesMatchOneStatement(t *testing.T) {
 	}
 }
 
-// TestPagesStoredTogetherReadInOneStatement: a page whose rows lie in a
-// row group or two is joined back by row id, which reads the same blocks
-// in one statement.
-func TestPagesStoredTogetherReadInOneStatement(t *testing.T) {
+// TestPagesStoredTogetherReadInOneRange: a page whose rows lie in a row
+// group or two is fetched in one statement over the span of their
+// starts (spanGroup), and reads as the page read in one statement does.
+func TestPagesStoredTogetherReadInOneRange(t *testing.T) {
 	s := openTestStore(t)
 	ctx := context.Background()
 	t0 := time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC)
@@ -115,11 +115,29 @@ func TestPagesStoredTogetherReadInOneStatement(t *testing.T) {
 		return storage.Call{ProjectID: "e/p", ID: fmt.Sprintf("c%04d", i), OpName: "op", StartedAt: t0.Add(time.Duration(i) * time.Minute)}
 	})
 	q := storage.CallsQuery{ProjectID: "e/p", SortBy: []storage.SortBy{{Field: "started_at", Direction: "desc"}}, Limit: 100}
-	if s.queryPageByStarts(ctx, q, func(storage.StoredCall, error) bool { return true }) {
-		t.Fatal("a page of calls stored together was read by start times")
+	var byRange []string
+	if !s.queryPageByStarts(ctx, q, func(c storage.StoredCall, err error) bool {
+		if err != nil {
+			t.Fatal(err)
+		}
+		byRange = append(byRange, c.ID)
+		return true
+	}) {
+		t.Fatal("a page of calls stored together was not fetched by its starts")
 	}
-	if got := readAll(t, s, q); len(got) != 100 || got[0].ID != "c0499" {
-		t.Fatalf("read %d calls, the first %v", len(got), got)
+	located := s.located
+	s.located = nil // one statement
+	var oneStatement []string
+	for _, c := range readAll(t, s, q) {
+		oneStatement = append(oneStatement, c.ID)
+	}
+	s.located = located
+	if len(byRange) != 100 || byRange[0] != "c0499" || !slices.Equal(byRange, oneStatement) {
+		t.Fatalf("fetched %v, in one statement %v", byRange, oneStatement)
+	}
+	if g := spanGroup([]pageKey{{"a", t0.Add(time.Hour)}, {"b", t0}, {"c", t0.Add(time.Minute)}}); len(g.ranges) != 1 ||
+		!g.ranges[0].From.Equal(t0.Add(-time.Millisecond)) || !g.ranges[0].To.Equal(t0.Add(time.Hour+time.Millisecond)) {
+		t.Fatalf("span group %+v", g)
 	}
 }
 
