@@ -24,6 +24,7 @@ import (
 	"github.com/weftdev/weft/config"
 	"github.com/weftdev/weft/inference"
 	"github.com/weftdev/weft/internal/httpapi"
+	"github.com/weftdev/weft/internal/memlimit"
 	"github.com/weftdev/weft/internal/telemetry"
 	"github.com/weftdev/weft/pricing"
 	"github.com/weftdev/weft/queryapi"
@@ -66,16 +67,33 @@ type Server struct {
 	ready *readiness
 }
 
+// Option adjusts how New builds a server.
+type Option func(*options)
+
+type options struct {
+	memory *memlimit.Limit
+}
+
+// WithMemoryLimit lets the embedded store raise the process's heap limit
+// by what its in-memory index of call keys holds.
+func WithMemoryLimit(l *memlimit.Limit) Option {
+	return func(o *options) { o.memory = l }
+}
+
 // New opens storage and the ingest path for the configured roles and
 // builds the handlers. It does not listen yet, nor wait for the replay of
 // the write-ahead log: that runs in the background, with writes answered
 // 503 until it is done and GET /ready saying how far it is.
-func New(ctx context.Context, cfg config.Config, logger *slog.Logger) (*Server, error) {
+func New(ctx context.Context, cfg config.Config, logger *slog.Logger, opts ...Option) (*Server, error) {
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
 	roles, err := config.ParseRoles(cfg.Roles)
 	if err != nil {
 		return nil, err
 	}
-	store, keys, err := openBackend(ctx, cfg, logger)
+	store, keys, err := openBackend(ctx, cfg, logger, o)
 	if err != nil {
 		return nil, err
 	}

@@ -41,7 +41,7 @@ var (
 // openBackend opens the configured store and the key store that goes with
 // it: keys live beside the data (a file for DuckDB, a table in ClickHouse)
 // so every role of a deployment sees the same keys.
-func openBackend(ctx context.Context, cfg config.Config, logger *slog.Logger) (backend, auth.KeyStore, error) {
+func openBackend(ctx context.Context, cfg config.Config, logger *slog.Logger, o options) (backend, auth.KeyStore, error) {
 	if cfg.ClickHouseDSN == "" {
 		if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
 			return nil, nil, fmt.Errorf("data_dir %s: %w", cfg.DataDir, err)
@@ -51,6 +51,7 @@ func openBackend(ctx context.Context, cfg config.Config, logger *slog.Logger) (b
 			// The storage exporter's log holds every call write until the
 			// store reports it checkpointed, so DuckDB need not log it too.
 			CallsUnlogged: cfg.WALConfig().Enabled,
+			IndexBytes:    o.reserveIndex(),
 		}, logger)
 		if err != nil {
 			return nil, nil, err
@@ -62,6 +63,15 @@ func openBackend(ctx context.Context, cfg config.Config, logger *slog.Logger) (b
 		return nil, nil, err
 	}
 	return store, store, nil
+}
+
+// reserveIndex is what the embedded store tells the size of its call
+// keys to: the heap limit, when New was given one.
+func (o options) reserveIndex() func(int64) {
+	if o.memory == nil {
+		return nil
+	}
+	return o.memory.Reserve
 }
 
 // OpenClickHouse opens the configured ClickHouse store, applying

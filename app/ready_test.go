@@ -106,7 +106,7 @@ func startNode(t *testing.T, cfg config.Config, wrap func(*duckdb.Store) backend
 	if err != nil {
 		t.Fatal(err)
 	}
-	store, keys, err := openBackend(ctx, cfg, logger)
+	store, keys, err := openBackend(ctx, cfg, logger, options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/weftdev/weft/app"
 	"github.com/weftdev/weft/auth"
 	"github.com/weftdev/weft/config"
+	"github.com/weftdev/weft/internal/memlimit"
 )
 
 func versionString() string { return "weft " + app.Version }
@@ -32,11 +33,11 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer, getenv 
 		return err
 	}
 	logger := newLogger(stderr, cfg.LogLevel)
-	setMemoryLimit(getenv)
+	memory := memlimit.New(getenv)
 	if roles, _ := config.ParseRoles(cfg.Roles); roles.Agent {
 		return serveAgent(ctx, cfg, logger, stdout)
 	}
-	srv, err := app.New(ctx, cfg, logger)
+	srv, err := app.New(ctx, cfg, logger, app.WithMemoryLimit(memory))
 	if err != nil {
 		return err
 	}

@@ -60,8 +60,28 @@ func (s *Store) openCallKeys(ctx context.Context, dir string) error {
 			return fmt.Errorf("call keys: %w", err)
 		}
 	}
-	s.logger.Info("call keys loaded", "from", from, "seconds", time.Since(start).Seconds())
+	s.reportIndex(true)
+	s.logger.Info("call keys loaded", "from", from, "seconds", time.Since(start).Seconds(), "bytes", s.reportedIndex)
 	return nil
+}
+
+// indexReportStep is how far the call keys' size moves before
+// Options.IndexBytes hears of it again: the heap limit it sets is worth a
+// brief stop of the world, not one per write.
+const indexReportStep = 8 << 20
+
+// reportIndex tells Options.IndexBytes what the call keys hold, when that
+// moved by indexReportStep since it last did or force is set. The caller
+// holds writeMu, or the store is not shared yet.
+func (s *Store) reportIndex(force bool) {
+	n := s.ids.bytes() + s.located.bytes()
+	if !force && n-s.reportedIndex < indexReportStep && s.reportedIndex-n < indexReportStep {
+		return
+	}
+	s.reportedIndex = n
+	if s.indexBytes != nil {
+		s.indexBytes(n)
+	}
 }
 
 // callsEpoch is the calls file's epoch, "" when it has none.

@@ -184,6 +184,7 @@ func (s *Store) WriteCallOps(ctx context.Context, ops []storage.CallOp) ([]stora
 	if err != nil {
 		return nil, err
 	}
+	s.reportIndex(false)
 	return results, nil
 }
 

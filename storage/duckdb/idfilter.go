@@ -47,6 +47,15 @@ func newIDFilterSized(capacity uint, falseRate float64) *idFilter {
 // hash hashes a key.
 func (f *idFilter) hash(project, id string) uint64 { return f.keys.sum(project, id) }
 
+// bytes is the memory the filter's stages hold.
+func (f *idFilter) bytes() int64 {
+	var n int64
+	for _, s := range f.stages {
+		n += int64(len(s.blocks)) * blockBits / 8
+	}
+	return n
+}
+
 func (f *idFilter) mayContain(project, id string) bool {
 	h := f.hash(project, id)
 	for _, stage := range f.stages {

@@ -250,3 +250,26 @@ func TestCallKeysFromAnotherEpochAreRebuilt(t *testing.T) {
 	}
 	endCalls(t, s, 500)
 }
+
+// TestIndexBytesReported: the store tells Options.IndexBytes what its call
+// keys hold once it opens, whether it loaded or rebuilt them, and the
+// figure is what the filter and the locator hold.
+func TestIndexBytesReported(t *testing.T) {
+	dir := t.TempDir()
+	for _, run := range []string{"rebuilt", "loaded"} {
+		var reported []int64
+		s, err := OpenWithOptions(context.Background(), dir, Options{IndexBytes: func(n int64) { reported = append(reported, n) }},
+			slog.New(slog.DiscardHandler))
+		if err != nil {
+			t.Fatal(err)
+		}
+		startCalls(t, s, 0, 100)
+		want := s.ids.bytes() + s.located.bytes()
+		if len(reported) == 0 || reported[0] < 1<<20 || reported[len(reported)-1] > want || want-reported[0] > indexReportStep {
+			t.Fatalf("%s: reported %v, the keys hold %d", run, reported, want)
+		}
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}

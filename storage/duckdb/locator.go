@@ -3,6 +3,7 @@ package duckdb
 import (
 	"sync"
 	"time"
+	"unsafe"
 
 	"github.com/weftdev/weft/storage/sqlgen"
 )
@@ -125,6 +126,18 @@ func (l *callLocator) record(project, id, traceID string, started time.Time) {
 		})
 		*r = openRun{}
 	}
+}
+
+// bytes is about the memory the locator holds: its sealed runs' filters
+// and spans, and the open run's hashes.
+func (l *callLocator) bytes() int64 {
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	var n int64
+	for _, r := range l.runs {
+		n += int64(r.calls.bytes()+r.traces.bytes()) + int64(len(r.spans))*int64(unsafe.Sizeof(timeSpan{}))
+	}
+	return n + int64(l.open.parts)*2*16 // two hashes a part, with the map's overhead
 }
 
 // startedWithin returns the time ranges within which every stored call

@@ -27,6 +27,11 @@ type Options struct {
 	// last checkpoint and replays it after a crash (the storage
 	// exporter's). Every other table is durable at commit either way.
 	CallsUnlogged bool
+	// IndexBytes, when set, is told how many bytes the store's in-memory
+	// index of call keys holds (the id filter and the locator, about 14
+	// bytes a call) after it opens and as it grows, so the process can
+	// keep its heap limit above it (internal/memlimit).
+	IndexBytes func(bytes int64)
 
 	// checkpointPatience replaces checkpointPatience (tests set it before
 	// the store's background parts start, which read the guard).

@@ -38,6 +38,10 @@ type Store struct {
 	// as of epoch (callkeys.go); "" in memory.
 	keysPath string
 	epoch    string
+	// indexBytes is Options.IndexBytes; reportedIndex what it was last
+	// told (guarded by writeMu).
+	indexBytes    func(int64)
+	reportedIndex int64
 	// watch reports an invalidated database (see watchdog.go).
 	watch *watchdog
 	// blobDir holds file contents by digest (see migrations/0004_files.sql).
@@ -86,7 +90,7 @@ func OpenWithOptions(ctx context.Context, dir string, opts Options, logger *slog
 		return nil, errors.Join(err, db.Close())
 	}
 	s := &Store{db: db, logger: logger, callsUnlogged: opts.CallsUnlogged, blobDir: filepath.Join(dir, "files"), pageSize: readPageSize, scatteredRows: 2 * rowGroupRows, dumps: dumps,
-		calls: newCallsGuard(opts.checkpointPatience)}
+		calls: newCallsGuard(opts.checkpointPatience), indexBytes: opts.IndexBytes}
 	if dir == "" {
 		if s.blobDir, err = os.MkdirTemp("", "weft-files-"); err != nil {
 			return nil, errors.Join(err, db.Close())
