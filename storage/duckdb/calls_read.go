@@ -124,12 +124,15 @@ func (s *Store) queryOnePage(ctx context.Context, q storage.CallsQuery, yield fu
 	return true
 }
 
+// queryPages reads q page by page on conn. The models a cost is priced
+// with are read once for the whole stream.
 func (s *Store) queryPages(ctx context.Context, conn queryer, q storage.CallsQuery, yield func(storage.StoredCall, error) bool) {
+	priced := s.costModels(ctx, conn, q)
 	if desc, ok := sqlgen.KeysetOrder(q.SortBy); ok && q.Offset == 0 && selects(q.Columns, "started_at", "id") {
-		s.queryPagesByKeys(ctx, conn, q, desc, yield)
+		s.queryPagesByKeys(ctx, conn, q, desc, priced, yield)
 		return
 	}
-	s.queryPagesByOffset(ctx, conn, q, s.locate(q), yield)
+	s.queryPagesByOffset(ctx, conn, q, slices.Concat(s.locate(q), priced), yield)
 }
 
 // queryPagesByOffset reads q page by page, each page after the calls of
@@ -164,7 +167,9 @@ func (s *Store) queryPagesByOffset(ctx context.Context, conn queryer, q storage.
 // fewer is followed by a wider one, until the window passes the project's
 // last start. The calls without a start time, which sort last and which
 // no window holds, are read after the others by offset among themselves.
-func (s *Store) queryPagesByKeys(ctx context.Context, conn queryer, q storage.CallsQuery, desc bool, yield func(storage.StoredCall, error) bool) {
+// Every page is rendered with opts besides its window.
+func (s *Store) queryPagesByKeys(ctx context.Context, conn queryer, q storage.CallsQuery, desc bool, opts []sqlgen.CallsOption,
+	yield func(storage.StoredCall, error) bool) {
 	first, last, ok := s.startedSpan(ctx, conn, q.ProjectID, yield)
 	if !ok {
 		return
@@ -186,12 +191,12 @@ func (s *Store) queryPagesByKeys(ctx context.Context, conn queryer, q storage.Ca
 		if desc {
 			edge = from.Add(-width)
 		}
-		opts := []sqlgen.CallsOption{sqlgen.StartedBefore(edge, desc)}
+		window := slices.Concat(opts, []sqlgen.CallsOption{sqlgen.StartedBefore(edge, desc)})
 		if after != nil {
-			opts = append(opts, sqlgen.StartedAfter(after.StartedAt, after.ID, desc))
+			window = append(window, sqlgen.StartedAfter(after.StartedAt, after.ID, desc))
 		}
 		var read storage.StoredCall
-		n, ok := s.queryPageWith(ctx, conn, page, opts, func(c storage.StoredCall, err error) bool {
+		n, ok := s.queryPageWith(ctx, conn, page, window, func(c storage.StoredCall, err error) bool {
 			read = c
 			return yield(c, err)
 		})
@@ -220,7 +225,7 @@ func (s *Store) queryPagesByKeys(ctx context.Context, conn queryer, q storage.Ca
 		}
 	}
 	page.Offset, page.Limit = 0, remaining
-	s.queryPagesByOffset(ctx, conn, page, []sqlgen.CallsOption{sqlgen.StartedUnknown()}, yield)
+	s.queryPagesByOffset(ctx, conn, page, slices.Concat(opts, []sqlgen.CallsOption{sqlgen.StartedUnknown()}), yield)
 }
 
 // firstWindow is the span of start times a stream's first window reads.
@@ -342,12 +347,13 @@ func (s *Store) queryPageByStarts(ctx context.Context, q storage.CallsQuery, yie
 // comes back short of q's limit despite a bound (a call deleted between
 // the two statements) is read again without one.
 func (s *Store) boundedPageKeys(ctx context.Context, q storage.CallsQuery) (keys []pageKey, lowRow, highRow int64, err error) {
-	st, ok, err := sqlgen.CallsSortBound(sqlgen.DuckDB{}, q)
+	priced := s.costModels(ctx, s.calls.guarded(s.stmts), q)
+	st, ok, err := sqlgen.CallsSortBound(sqlgen.DuckDB{}, q, priced...)
 	switch {
 	case err != nil:
 		return nil, 0, 0, err
 	case !ok:
-		return s.pageKeys(ctx, q)
+		return s.pageKeys(ctx, q, priced...)
 	}
 	var bound sql.NullFloat64
 	err = s.eachRow(ctx, st, func(rows *sql.Rows) error { return rows.Scan(&bound) })
@@ -355,18 +361,17 @@ func (s *Store) boundedPageKeys(ctx context.Context, q storage.CallsQuery) (keys
 		return nil, 0, 0, fmt.Errorf("page bound: %w", err)
 	}
 	if bound.Valid {
-		keys, lowRow, highRow, err = s.pageKeys(ctx, q, sqlgen.SortBound(bound.Float64))
+		keys, lowRow, highRow, err = s.pageKeys(ctx, q, slices.Concat(priced, []sqlgen.CallsOption{sqlgen.SortBound(bound.Float64)})...)
 		if err != nil || int64(len(keys)) == q.Limit {
 			return keys, lowRow, highRow, err
 		}
 	}
-	return s.pageKeys(ctx, q)
+	return s.pageKeys(ctx, q, priced...)
 }
 
 // pageKeys reads the id, start time and row id of each call of q's page
 // (sqlgen.CallsPageKeys), in page order, and the lowest and highest row id.
 func (s *Store) pageKeys(ctx context.Context, q storage.CallsQuery, opts ...sqlgen.CallsOption) (keys []pageKey, lowRow, highRow int64, err error) {
-	opts = append(opts, s.costModels(ctx, s.calls.guarded(s.stmts), q)...)
 	st, err := sqlgen.CallsPageKeys(sqlgen.DuckDB{}, q, opts...)
 	if err != nil {
 		return nil, 0, 0, err
@@ -467,12 +472,12 @@ type queryer interface {
 // queryPage runs one page and yields its calls; it reports how many it
 // yielded and whether the caller should go on.
 func (s *Store) queryPage(ctx context.Context, db queryer, q storage.CallsQuery, yield func(storage.StoredCall, error) bool) (int64, bool) {
-	return s.queryPageWith(ctx, db, q, s.locate(q), yield)
+	return s.queryPageWith(ctx, db, q, slices.Concat(s.locate(q), s.costModels(ctx, db, q)), yield)
 }
 
 // queryPageWith is queryPage with the options q is rendered with.
 func (s *Store) queryPageWith(ctx context.Context, db queryer, q storage.CallsQuery, opts []sqlgen.CallsOption, yield func(storage.StoredCall, error) bool) (int64, bool) {
-	st, err := sqlgen.CallsSelect(sqlgen.DuckDB{}, q, slices.Concat(opts, s.costModels(ctx, db, q))...)
+	st, err := sqlgen.CallsSelect(sqlgen.DuckDB{}, q, opts...)
 	if err != nil {
 		yield(storage.StoredCall{}, err)
 		return 0, false

@@ -25,12 +25,13 @@ import (
 // sort key at its last row (limit + offset) among the matching calls that
 // have one, as one row of one BIGINT column, or no row when fewer calls
 // have one. ok is false when q's page cannot be bounded: no limit, or a
-// first sort key that is not a stored column.
-func CallsSortBound(d Dialect, q storage.CallsQuery) (st Statement, ok bool, err error) {
+// first sort key that is not a stored column. opts render it as they do
+// the page.
+func CallsSortBound(d Dialect, q storage.CallsQuery, opts ...CallsOption) (st Statement, ok bool, err error) {
 	if q.Limit <= 0 {
 		return Statement{}, false, nil
 	}
-	p, err := planCalls(d, q, true, nil)
+	p, err := planCalls(d, q, true, opts)
 	if err != nil {
 		return Statement{}, false, err
 	}
