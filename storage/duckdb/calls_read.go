@@ -408,17 +408,16 @@ type fetchGroup struct {
 }
 
 // fetchGroups splits a page's calls into groups of at most
-// maxLocatedRanges start-time ranges each, a millisecond either side of
-// each start (the store keeps microseconds, as for the locator's ranges).
+// maxLocatedRanges start-time ranges each (aroundStarts of each start).
 func fetchGroups(keys []pageKey) []fetchGroup {
-	sorted := slices.SortedFunc(slices.Values(keys), func(a, b pageKey) int { return a.started.Compare(b.started) })
+	sorted := slices.SortedFunc(slices.Values(keys), byStart)
 	var (
 		groups  []fetchGroup
 		groupTo time.Time // end of the current group's last range
 		inGroup int       // merged ranges in the current group
 	)
 	for _, k := range sorted {
-		r := sqlgen.TimeRange{From: k.started.Add(-time.Millisecond), To: k.started.Add(time.Millisecond)}
+		r := aroundStarts(k.started, k.started)
 		if len(groups) == 0 || r.From.After(groupTo) {
 			if len(groups) == 0 || inGroup == maxLocatedRanges {
 				groups, inGroup = append(groups, fetchGroup{}), 0
@@ -435,30 +434,23 @@ func fetchGroups(keys []pageKey) []fetchGroup {
 }
 
 // spanGroup fetches keys in one statement, within one range from the
-// first of their starts to the last, a millisecond either side.
+// first of their starts to the last (aroundStarts).
 func spanGroup(keys []pageKey) fetchGroup {
 	g := fetchGroup{ids: make([]string, len(keys))}
-	from, to := keys[0].started, keys[0].started
 	for i, k := range keys {
 		g.ids[i] = k.id
-		from, to = minTime(from, k.started), maxTime(to, k.started)
 	}
-	g.ranges = []sqlgen.TimeRange{{From: from.Add(-time.Millisecond), To: to.Add(time.Millisecond)}}
+	g.ranges = []sqlgen.TimeRange{aroundStarts(slices.MinFunc(keys, byStart).started, slices.MaxFunc(keys, byStart).started)}
 	return g
 }
 
-func minTime(a, b time.Time) time.Time {
-	if b.Before(a) {
-		return b
-	}
-	return a
-}
+func byStart(a, b pageKey) int { return a.started.Compare(b.started) }
 
-func maxTime(a, b time.Time) time.Time {
-	if b.After(a) {
-		return b
-	}
-	return a
+// aroundStarts is the range of start times a fetch reads for calls that
+// started from first to last: a millisecond wider either side, as the
+// store keeps microseconds (as for the locator's ranges).
+func aroundStarts(first, last time.Time) sqlgen.TimeRange {
+	return sqlgen.TimeRange{From: first.Add(-time.Millisecond), To: last.Add(time.Millisecond)}
 }
 
 // errNoStartTime stops queryPageByStarts at a page call without a start
