@@ -25,9 +25,9 @@ import (
 // file or a failed save leaves an epoch that does not match, and the keys
 // are rebuilt as before.
 
-// openCallKeys loads the call keys from the snapshot in dir when it
+// openCallKeys loads the call keys from the snapshot at keysPath when it
 // matches the calls file, else from the table, and starts a new epoch.
-func (s *Store) openCallKeys(ctx context.Context, dir string) error {
+func (s *Store) openCallKeys(ctx context.Context) error {
 	start := time.Now()
 	epoch, err := s.callsEpoch(ctx)
 	if err != nil {
@@ -35,7 +35,7 @@ func (s *Store) openCallKeys(ctx context.Context, dir string) error {
 	}
 	from := "the calls table"
 	layout := newCallLocator(locatorRun, locatorSlice)
-	if dir != "" && epoch != "" {
+	if s.keysPath != "" && epoch != "" {
 		f, l, err := readKeySnapshot(s.keysPath, epoch, layout)
 		switch {
 		case err == nil:
@@ -54,7 +54,7 @@ func (s *Store) openCallKeys(ctx context.Context, dir string) error {
 	if s.epoch, err = s.newCallsEpoch(ctx); err != nil {
 		return err
 	}
-	if dir != "" {
+	if s.keysPath != "" {
 		// Consumed: from here on the file moves to the new epoch.
 		if err := os.Remove(s.keysPath); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("call keys: %w", err)

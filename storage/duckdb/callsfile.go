@@ -4,8 +4,9 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"github.com/weftdev/weft/storage/sqlgen"
 	"time"
+
+	"github.com/weftdev/weft/storage/sqlgen"
 )
 
 // migrateCalls applies the calls table's DDL in the calls catalog. A store
@@ -88,9 +89,7 @@ func (s *Store) storedLatency(ctx context.Context, conn *sql.Conn) error {
 		return nil
 	}
 	begin := time.Now()
-	if s.logger != nil {
-		s.logger.Info("storing each call's latency with it (once per data dir)")
-	}
+	s.logger.Info("storing each call's latency with it (once per data dir)")
 	for _, stmt := range []string{
 		"ALTER TABLE calls ALTER COLUMN latency_ms SET DATA TYPE BIGINT USING coalesce(latency_ms, epoch_ms(ended_at) - epoch_ms(started_at))",
 		"FORCE CHECKPOINT " + callsCatalog,
@@ -99,9 +98,7 @@ func (s *Store) storedLatency(ctx context.Context, conn *sql.Conn) error {
 			return fmt.Errorf("calls table: stored latency: %w", err)
 		}
 	}
-	if s.logger != nil {
-		s.logger.Info("stored each call's latency with it", "took", time.Since(begin).Round(time.Millisecond))
-	}
+	s.logger.Info("stored each call's latency with it", "took", time.Since(begin).Round(time.Millisecond))
 	return nil
 }
 
@@ -140,7 +137,7 @@ func (s *Store) storedTokens(ctx context.Context, conn *sql.Conn) error {
 			return fmt.Errorf("calls table: stored token totals: %w", err)
 		}
 	}
-	if s.logger != nil && rows > 0 {
+	if rows > 0 {
 		s.logger.Info("stored each call's token total with it (once per data dir)", "calls", rows, "took", time.Since(begin).Round(time.Millisecond))
 	}
 	return nil
@@ -151,9 +148,7 @@ const tokensFillRows = 100_000
 
 func (s *Store) moveCalls(ctx context.Context, conn *sql.Conn, ddl []string) error {
 	begin := time.Now()
-	if s.logger != nil {
-		s.logger.Info("moving calls into their own database file (once per data dir)", "file", CallsFileName)
-	}
+	s.logger.Info("moving calls into their own database file (once per data dir)", "file", CallsFileName)
 	stmts := append([]string{"BEGIN TRANSACTION"}, ddl...)
 	stmts = append(stmts,
 		fmt.Sprintf("INSERT INTO %s.main.calls BY NAME SELECT * REPLACE (%s AS input_refs, %s AS output_refs) FROM %s.main.calls",
@@ -168,9 +163,7 @@ func (s *Store) moveCalls(ctx context.Context, conn *sql.Conn, ddl []string) err
 	if err := dropLegacyCalls(ctx, conn); err != nil {
 		return err
 	}
-	if s.logger != nil {
-		s.logger.Info("moved calls into their own database file", "took", time.Since(begin).Round(time.Millisecond))
-	}
+	s.logger.Info("moved calls into their own database file", "took", time.Since(begin).Round(time.Millisecond))
 	return nil
 }
 
@@ -189,9 +182,7 @@ func (s *Store) refsAsText(ctx context.Context, conn *sql.Conn) error {
 		return nil
 	}
 	begin := time.Now()
-	if s.logger != nil {
-		s.logger.Info("converting the calls table's refs to text (once per data dir)")
-	}
+	s.logger.Info("converting the calls table's refs to text (once per data dir)")
 	stmts := []string{"BEGIN TRANSACTION"}
 	for _, col := range []string{"input_refs", "output_refs"} {
 		stmts = append(stmts, fmt.Sprintf("ALTER TABLE calls ALTER COLUMN %s SET DATA TYPE VARCHAR USING %s", col, refsListAsText(col)))
@@ -203,9 +194,7 @@ func (s *Store) refsAsText(ctx context.Context, conn *sql.Conn) error {
 			return fmt.Errorf("calls table: refs as text: %w", err)
 		}
 	}
-	if s.logger != nil {
-		s.logger.Info("converted the calls table's refs to text", "took", time.Since(begin).Round(time.Millisecond))
-	}
+	s.logger.Info("converted the calls table's refs to text", "took", time.Since(begin).Round(time.Millisecond))
 	return nil
 }
 

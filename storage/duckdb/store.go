@@ -109,7 +109,7 @@ func OpenWithOptions(ctx context.Context, dir string, opts Options, logger *slog
 	if dir != "" {
 		s.keysPath = filepath.Join(dir, KeysFileName)
 	}
-	if err := s.openCallKeys(ctx, dir); err != nil {
+	if err := s.openCallKeys(ctx); err != nil {
 		return nil, errors.Join(err, db.Close())
 	}
 	s.startWatchdog(watchEvery)
