@@ -439,7 +439,7 @@ func (d *snapshotDecoder) locator(layout *callLocator) *callLocator {
 		if d.err == nil && (r.calls.slices != len(r.spans) || r.traces.slices != len(r.spans) || len(r.spans) != slices) {
 			d.err = errors.New("a locator run out of shape")
 		}
-		l.runs = append(l.runs, r)
+		l.seal(r)
 	}
 	l.open.parts = d.small(uint64(l.runParts - 1))
 	open := d.small(uint64(slices))

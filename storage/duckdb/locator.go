@@ -55,6 +55,7 @@ type callLocator struct {
 	k          uint32
 	mu         sync.RWMutex
 	runs       []*sealedRun // in storage order
+	sealed     int64        // bytes the runs hold
 	open       openRun
 	startless  startlessRows
 }
@@ -119,7 +120,7 @@ func (l *callLocator) record(project, id, traceID string, started time.Time) {
 	r.traces[last][t] = struct{}{}
 	r.spans[last].add(started)
 	if r.parts++; r.parts >= l.runParts {
-		l.runs = append(l.runs, &sealedRun{
+		l.seal(&sealedRun{
 			calls:  newSlicedBloom(r.calls, l.bitsPerKey, l.k),
 			traces: newSlicedBloom(r.traces, l.bitsPerKey, l.k),
 			spans:  r.spans,
@@ -128,16 +129,19 @@ func (l *callLocator) record(project, id, traceID string, started time.Time) {
 	}
 }
 
+// seal adds a full run; the caller holds mu for writing, or l is not
+// shared yet.
+func (l *callLocator) seal(r *sealedRun) {
+	l.runs = append(l.runs, r)
+	l.sealed += int64(r.calls.bytes()+r.traces.bytes()) + int64(len(r.spans))*int64(unsafe.Sizeof(timeSpan{}))
+}
+
 // bytes is about the memory the locator holds: its sealed runs' filters
 // and spans, and the open run's hashes.
 func (l *callLocator) bytes() int64 {
 	l.mu.RLock()
 	defer l.mu.RUnlock()
-	var n int64
-	for _, r := range l.runs {
-		n += int64(r.calls.bytes()+r.traces.bytes()) + int64(len(r.spans))*int64(unsafe.Sizeof(timeSpan{}))
-	}
-	return n + int64(l.open.parts)*2*16 // two hashes a part, with the map's overhead
+	return l.sealed + int64(l.open.parts)*2*16 // two hashes a part, with the map's overhead
 }
 
 // startedWithin returns the time ranges within which every stored call
