@@ -5,11 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/weftdev/weft/internal/atomicfile"
 )
 
 // FileStore keeps keys in a JSON file (mode 0600) in the data directory.
@@ -175,25 +178,12 @@ func writeFileAtomic(path string, f keyFile) error {
 	if err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".keys-*.tmp")
-	if err != nil {
-		return fmt.Errorf("key file: %w", err)
-	}
-	defer os.Remove(tmp.Name())
-	if err := tmp.Chmod(0o600); err != nil {
-		tmp.Close()
+	err = atomicfile.Write(path, func(w io.Writer) error {
+		_, err := w.Write(body)
 		return err
-	}
-	if _, err := tmp.Write(body); err != nil {
-		tmp.Close()
+	})
+	if err != nil {
 		return fmt.Errorf("write key file: %w", err)
 	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return fmt.Errorf("sync key file: %w", err)
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	return nil
 }

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 
 	"github.com/weftdev/weft/digest"
+	"github.com/weftdev/weft/internal/atomicfile"
 	"github.com/weftdev/weft/storage"
 	"github.com/weftdev/weft/storage/storekit"
 )
@@ -60,20 +61,7 @@ func (s *Store) writeBlob(content io.Reader) (string, int64, error) {
 	if err := os.Rename(tmp.Name(), final); err != nil {
 		return "", 0, fmt.Errorf("file upload: %w", err)
 	}
-	return dg, size, syncDir(filepath.Dir(final))
-}
-
-// syncDir makes a rename durable before the file is acknowledged.
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return fmt.Errorf("sync %s: %w", dir, err)
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil {
-		return fmt.Errorf("sync %s: %w", dir, err)
-	}
-	return nil
+	return dg, size, atomicfile.SyncDir(filepath.Dir(final))
 }
 
 func (s *Store) blobPath(dg string) string {

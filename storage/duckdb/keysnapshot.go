@@ -8,10 +8,11 @@ import (
 	"io"
 	"math"
 	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/zeebo/xxh3"
+
+	"github.com/weftdev/weft/internal/atomicfile"
 )
 
 // The id filter and the locator are rebuilt at open from every stored
@@ -38,41 +39,24 @@ const (
 // rebuilds the keys from the table.
 var errKeySnapshot = errors.New("call keys snapshot unusable")
 
-// writeKeySnapshot saves f and l, as of epoch, to path: written to a
-// temporary file, synced and renamed into place, so that a crash leaves
-// either the old file or the new one.
-func writeKeySnapshot(path, epoch string, f *idFilter, l *callLocator) (err error) {
-	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".*.tmp")
+// writeKeySnapshot saves f and l, as of epoch, to path, whole or not at
+// all (atomicfile).
+func writeKeySnapshot(path, epoch string, f *idFilter, l *callLocator) error {
+	err := atomicfile.Write(path, func(w io.Writer) error {
+		e := newSnapshotEncoder(w)
+		e.str(keySnapshotMagic)
+		e.u64(keySnapshotVersion)
+		e.str(epoch)
+		e.filter(f)
+		l.mu.RLock()
+		e.locator(l)
+		l.mu.RUnlock()
+		return e.finish()
+	})
 	if err != nil {
 		return fmt.Errorf("save call keys: %w", err)
 	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	e := newSnapshotEncoder(tmp)
-	e.str(keySnapshotMagic)
-	e.u64(keySnapshotVersion)
-	e.str(epoch)
-	e.filter(f)
-	l.mu.RLock()
-	e.locator(l)
-	l.mu.RUnlock()
-	if err := e.finish(); err != nil {
-		return fmt.Errorf("save call keys: %w", err)
-	}
-	if err := tmp.Sync(); err != nil {
-		return fmt.Errorf("save call keys: %w", err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("save call keys: %w", err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("save call keys: %w", err)
-	}
-	return syncDir(filepath.Dir(path))
+	return nil
 }
 
 // readKeySnapshot loads the filter and locator saved at path when they
