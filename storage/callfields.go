@@ -67,13 +67,10 @@ var CallFields = []CallField{
 // CallColumns returns the columns of the fields of the given sides, in
 // CallFields order.
 func CallColumns(sides ...CallSide) []string {
-	var cols []string
-	for _, f := range CallFields {
-		for _, s := range sides {
-			if f.Side == s {
-				cols = append(cols, f.Column)
-			}
-		}
+	fields := CallFieldsOf(sides...)
+	cols := make([]string, len(fields))
+	for i, f := range fields {
+		cols[i] = f.Column
 	}
 	return cols
 }
@@ -82,10 +79,8 @@ func CallColumns(sides ...CallSide) []string {
 func CallFieldsOf(sides ...CallSide) []CallField {
 	var out []CallField
 	for _, f := range CallFields {
-		for _, s := range sides {
-			if f.Side == s {
-				out = append(out, f)
-			}
+		if slices.Contains(sides, f.Side) {
+			out = append(out, f)
 		}
 	}
 	return out
