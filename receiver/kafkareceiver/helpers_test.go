@@ -208,6 +208,9 @@ func waitLanded(t testing.TB, r storage.CallReader, l *ledger) {
 	t.Helper()
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	// Acknowledged means in Kafka: the processor applies the ops after,
+	// so the wait lasts until the store holds exactly the ledger's calls,
+	// complete (a delete acknowledged last has removed its calls too).
 	waitFor(t, 60*time.Second, "every acknowledged call to land complete", func() bool {
 		for project, ids := range l.calls {
 			done := 0
@@ -216,7 +219,7 @@ func waitLanded(t testing.TB, r storage.CallReader, l *ledger) {
 					done++
 				}
 			}
-			if done < len(ids) {
+			if done != len(ids) {
 				return false
 			}
 		}
