@@ -31,8 +31,18 @@ import (
 	"github.com/weftdev/weft/receiver/otlpreceiver"
 )
 
-// Version is the server version reported by /version and /server_info.
+// Version is Weft's own release, reported by /version.
 const Version = "0.1.0"
+
+// WeaveProtocolVersion is the version of the Weave trace-server protocol
+// Weft implements, reported by /server_info as trace_server_version. The
+// Weave SDKs compare it with their MIN_TRACE_SERVER_VERSION and turn
+// tracing off below it, so it follows the protocol, never Weft's release:
+// "0.1.0" is the trace protocol version Weave's client/server
+// compatibility contract (client_server_compatibility.json) names for
+// the servers its SDKs support, and no later protocol version has been
+// published. Raise it with the endpoints a newer protocol adds.
+const WeaveProtocolVersion = "0.1.0"
 
 // Server is a running Weft process.
 type Server struct {

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -142,6 +143,29 @@ func TestServiceEndpointsNeedNoKey(t *testing.T) {
 		if status != http.StatusOK || !strings.Contains(string(body), want) {
 			t.Errorf("GET %s = %d %s; want 200 containing %s", path, status, body, want)
 		}
+	}
+}
+
+// TestServerInfoReportsProtocolVersion: the SDKs compare
+// trace_server_version with their minimum as MAJOR.MINOR.PATCH numbers, so
+// it must be the protocol's version in that form, whatever Weft's release.
+func TestServerInfoReportsProtocolVersion(t *testing.T) {
+	e := newEnv(t)
+	var info struct {
+		TraceServerVersion string `json:"trace_server_version"`
+	}
+	status, _, body := e.do(http.MethodGet, "/server_info", "", nil)
+	if status != http.StatusOK {
+		t.Fatalf("GET /server_info = %d %s", status, body)
+	}
+	if err := json.Unmarshal(body, &info); err != nil {
+		t.Fatal(err)
+	}
+	if info.TraceServerVersion != app.WeaveProtocolVersion {
+		t.Fatalf("trace_server_version = %q; want the protocol version %q", info.TraceServerVersion, app.WeaveProtocolVersion)
+	}
+	if !regexp.MustCompile(`^\d+\.\d+\.\d+$`).MatchString(info.TraceServerVersion) {
+		t.Fatalf("trace_server_version %q is not MAJOR.MINOR.PATCH", info.TraceServerVersion)
 	}
 }
 

@@ -19,7 +19,7 @@ func registerService(mux *http.ServeMux) {
 		httpapi.WriteJSON(w, http.StatusOK, map[string]string{
 			// No Weave client is too old for this server.
 			"min_required_weave_python_version": "0.0.0",
-			"trace_server_version":              Version,
+			"trace_server_version":              WeaveProtocolVersion,
 		})
 	})
 	// geolocate is answered locally: weft never calls out to the network,
