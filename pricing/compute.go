@@ -48,6 +48,31 @@ type usage struct {
 	CacheCreationInputTokens number `json:"cache_creation_input_tokens"`
 }
 
+// Tokens is one model's entry of summary.usage with both spellings of
+// prompt and completion tokens added up.
+type Tokens struct {
+	Requests, Prompt, Completion, Total, CacheRead, CacheCreation int64
+}
+
+// Parse reads one model's usage object; anything but an object reports
+// false.
+func (t *Tokens) Parse(raw json.RawMessage) bool {
+	var u usage
+	if !bytes.HasPrefix(bytes.TrimSpace(raw), []byte("{")) || json.Unmarshal(raw, &u) != nil {
+		return false
+	}
+	*t = u.tokens()
+	return true
+}
+
+func (u usage) tokens() Tokens {
+	return Tokens{
+		Requests: int64(u.Requests), Prompt: int64(u.PromptTokens + u.InputTokens),
+		Completion: int64(u.CompletionTokens + u.OutputTokens), Total: int64(u.TotalTokens),
+		CacheRead: int64(u.CacheReadInputTokens), CacheCreation: int64(u.CacheCreationInputTokens),
+	}
+}
+
 // number reads a token count leniently: null, strings and other non-numbers
 // count as 0 and fractions are truncated, as the reference's JSONExtractInt.
 type number int64
@@ -99,12 +124,12 @@ func Compute(usageJSON json.RawMessage, startedAt time.Time, prices []Price) jso
 	}
 	costs := map[string]Cost{}
 	for llmID, raw := range m {
-		var u usage
-		if !bytes.HasPrefix(bytes.TrimSpace(raw), []byte("{")) || json.Unmarshal(raw, &u) != nil {
+		var t Tokens
+		if !t.Parse(raw) {
 			continue
 		}
 		if p, ok := Best(llmID, startedAt, prices); ok {
-			costs[llmID] = cost(u, p)
+			costs[llmID] = cost(t, p)
 		}
 	}
 	if len(costs) == 0 {
@@ -154,13 +179,11 @@ func levelRank(level string) int {
 	return 2
 }
 
-func cost(u usage, p Price) Cost {
-	prompt := int64(u.PromptTokens + u.InputTokens)
-	completion := int64(u.CompletionTokens + u.OutputTokens)
-	cacheRead, cacheCreate := int64(u.CacheReadInputTokens), int64(u.CacheCreationInputTokens)
+func cost(t Tokens, p Price) Cost {
+	prompt, completion, cacheRead, cacheCreate := t.Prompt, t.Completion, t.CacheRead, t.CacheCreation
 	return Cost{
 		PromptTokens: prompt, CompletionTokens: completion,
-		Requests: int64(u.Requests), TotalTokens: int64(u.TotalTokens),
+		Requests: t.Requests, TotalTokens: t.Total,
 		CacheReadInputTokens: cacheRead, CacheCreationInputTokens: cacheCreate,
 		PromptTokenCost: p.PromptTokenCost, CompletionTokenCost: p.CompletionTokenCost,
 		CacheReadInputTokenCost: p.CacheReadInputTokenCost, CacheCreationInputTokenCost: p.CacheCreationInputTokenCost,

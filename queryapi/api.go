@@ -40,4 +40,6 @@ func (a *API) Register(mux *http.ServeMux, wrap func(http.Handler) http.Handler)
 	mux.Handle("POST /calls/query_stats", wrap(httpapi.JSON(a.logger, a.maxBytes, a.budget.json(a.callsQueryStats))))
 	mux.Handle("POST /calls/query", wrap(httpapi.JSON(a.logger, a.maxBytes, a.budget.json(a.callsQuery))))
 	mux.Handle("POST /calls/stream_query", wrap(http.HandlerFunc(a.callsStreamQuery)))
+	mux.Handle("POST /trace/usage", wrap(httpapi.JSON(a.logger, a.maxBytes, a.budget.json(a.traceUsage))))
+	mux.Handle("POST /calls/usage", wrap(httpapi.JSON(a.logger, a.maxBytes, a.budget.json(a.callsUsage))))
 }

@@ -44,16 +44,19 @@ func newAPIEnv(t testing.TB) *apiEnv {
 	}
 	t.Cleanup(func() { _ = s.Close() })
 	e := &apiEnv{t: t, store: s, mux: http.NewServeMux(), caller: principal("acme", auth.RoleMember)}
-	wrap := func(h http.Handler) http.Handler {
-		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			h.ServeHTTP(w, r.WithContext(httpapi.WithPrincipal(r.Context(), e.caller)))
-		})
-	}
+	wrap := e.wrapAs
 	const maxBody = 4 << 20
 	queryapi.NewObjectsAPI(s, maxBody, logger).Register(e.mux, wrap)
 	queryapi.NewTablesAPI(s, maxBody, logger).Register(e.mux, wrap)
 	queryapi.NewThreadsAPI(s, maxBody, logger).Register(e.mux, wrap)
 	return e
+}
+
+// wrapAs serves h as the env's current caller.
+func (e *apiEnv) wrapAs(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h.ServeHTTP(w, r.WithContext(httpapi.WithPrincipal(r.Context(), e.caller)))
+	})
 }
 
 // send issues a request (body: string as is, anything else marshalled)
