@@ -28,6 +28,7 @@ type backend interface {
 	storage.ThreadReader
 	storage.CallsAggregator
 	storage.ProjectLister
+	storage.ProjectStatsReader
 	storage.AutomationsBackend
 	storage.TrainingBackend
 	Close() error

@@ -75,3 +75,11 @@ func (r consistentReads) ListProjects(ctx context.Context, entity string) ([]sto
 	}
 	return r.backend.ListProjects(ctx, entity)
 }
+
+// ProjectStats implements storage.ProjectStatsReader.
+func (r consistentReads) ProjectStats(ctx context.Context, projectID string) (storage.ProjectStats, error) {
+	if err := r.wait(ctx); err != nil {
+		return storage.ProjectStats{}, err
+	}
+	return r.backend.ProjectStats(ctx, projectID)
+}

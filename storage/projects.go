@@ -29,3 +29,30 @@ type ProjectLister interface {
 	// active first (ties by id), at most MaxProjects.
 	ListProjects(ctx context.Context, entity string) ([]ProjectSummary, error)
 }
+
+// ProjectStats is a project's storage use in bytes. TraceBytes is the
+// project's share, by count of stored calls, of the bytes the calls take
+// on disk: what a store can answer from its own counts at once, where
+// summing every call's JSON would read the whole project. The others are
+// the sizes of the project's live object versions, table rows and files.
+type ProjectStats struct {
+	TraceBytes  int64
+	ObjectBytes int64
+	TableBytes  int64
+	FileBytes   int64
+}
+
+// ProjectStatsReader answers /project/stats.
+type ProjectStatsReader interface {
+	// ProjectStats returns the project's storage use.
+	ProjectStats(ctx context.Context, projectID string) (ProjectStats, error)
+}
+
+// ShareOf is bytes split by the project's part of all calls: the rule
+// both stores answer TraceBytes by.
+func ShareOf(bytes, projectCalls, allCalls int64) int64 {
+	if allCalls <= 0 || projectCalls <= 0 || bytes <= 0 {
+		return 0
+	}
+	return int64(float64(bytes) * float64(projectCalls) / float64(allCalls))
+}

@@ -14,6 +14,7 @@ type Store interface {
 	storage.ThreadReader
 	storage.CallsAggregator
 	storage.ProjectLister
+	storage.ProjectStatsReader
 	storage.ObjectStore
 	storage.TableStore
 	storage.FileStore
@@ -36,6 +37,7 @@ func RunAll(t *testing.T, newStore func(t *testing.T) Store) {
 		{"UsageSort", func(t *testing.T) { runUsageSort(t, func(t *testing.T) usageStore { return newStore(t) }) }},
 		{"Threads", func(t *testing.T) { runThreads(t, func(t *testing.T) threadStore { return newStore(t) }) }},
 		{"Aggregate", func(t *testing.T) { runAggregate(t, func(t *testing.T) aggregateStore { return newStore(t) }) }},
+		{"ProjectStats", func(t *testing.T) { runProjectStats(t, func(t *testing.T) projectStatsStore { return newStore(t) }) }},
 		{"Objects", func(t *testing.T) { runObjects(t, func(t *testing.T) storage.ObjectStore { return newStore(t) }) }},
 		{"Tables", func(t *testing.T) { runTables(t, func(t *testing.T) storage.TableStore { return newStore(t) }) }},
 		{"Files", func(t *testing.T) { runFiles(t, func(t *testing.T) storage.FileStore { return newStore(t) }) }},

@@ -49,3 +49,21 @@ func ProjectDataSelect(d Dialect, entity string) Statement {
 		") _d GROUP BY project_id ORDER BY last_at DESC, project_id LIMIT " + b.bind(int64(storage.MaxProjects), TypeInt)
 	return Statement{SQL: sql, Args: b.args}
 }
+
+// ProjectBytesColumns is the select list of ProjectBytesSelect.
+var ProjectBytesColumns = []string{"object_bytes", "table_bytes", "file_bytes"}
+
+// ProjectBytesSelect renders the sizes of a project's live object
+// versions, table rows and files, one row of ProjectBytesColumns, from
+// the sizes stored with each at write time.
+func ProjectBytesSelect(d Dialect, projectID string) Statement {
+	b := newBuilder(d)
+	p := b.bind(projectID, TypeString)
+	sum := func(table, where string) string {
+		return "(SELECT " + d.SumInt("x.size_bytes") + " FROM " + d.ReadCurrent(table, "x") + " WHERE x.project_id = " + p + where + ")"
+	}
+	sql := "SELECT coalesce(" + sum("object_versions", " AND x.deleted_at IS NULL") + ", 0) AS object_bytes, " +
+		"coalesce(" + sum("table_rows", "") + ", 0) AS table_bytes, " +
+		"coalesce(" + sum("files", "") + ", 0) AS file_bytes"
+	return Statement{SQL: sql, Args: b.args}
+}
