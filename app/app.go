@@ -46,12 +46,15 @@ const WeaveProtocolVersion = "0.1.0"
 
 // Server is a running Weft process.
 type Server struct {
-	cfg     config.Config
-	roles   config.Roles
-	logger  *slog.Logger
-	store   backend
-	write   *writePath
-	metrics *telemetry.Metrics
+	cfg    config.Config
+	roles  config.Roles
+	logger *slog.Logger
+	store  backend
+	// retention is the configured retention with the changes made
+	// through the API.
+	retention *retentionSource
+	write     *writePath
+	metrics   *telemetry.Metrics
 	// inflight is the budget of request bytes decoded at once, shared by
 	// the HTTP API and OTLP/gRPC.
 	inflight *httpapi.Inflight
@@ -81,7 +84,8 @@ type Server struct {
 type Option func(*options)
 
 type options struct {
-	memory *memlimit.Limit
+	memory    *memlimit.Limit
+	retention *retentionSource
 }
 
 // WithMemoryLimit lets the embedded store raise the process's heap limit
@@ -103,17 +107,22 @@ func New(ctx context.Context, cfg config.Config, logger *slog.Logger, opts ...Op
 	if err != nil {
 		return nil, err
 	}
+	o.retention = newRetentionSource(cfg.Retention, logger)
 	store, keys, err := openBackend(ctx, cfg, logger, o)
 	if err != nil {
 		return nil, err
 	}
-	return newServer(ctx, cfg, roles, logger, store, keys)
+	if err := o.retention.attach(ctx, store); err != nil {
+		return nil, errors.Join(fmt.Errorf("read retention changes: %w", err), store.Close())
+	}
+	return newServer(ctx, cfg, roles, logger, store, keys, o.retention)
 }
 
 // newServer builds the server on an open store, which it closes on
 // failure.
-func newServer(ctx context.Context, cfg config.Config, roles config.Roles, logger *slog.Logger, store backend, keys auth.KeyStore) (*Server, error) {
-	s := &Server{cfg: cfg, roles: roles, logger: logger, store: store, keys: keys, metrics: telemetry.New(),
+func newServer(ctx context.Context, cfg config.Config, roles config.Roles, logger *slog.Logger, store backend, keys auth.KeyStore,
+	retention *retentionSource) (*Server, error) {
+	s := &Server{cfg: cfg, roles: roles, logger: logger, store: store, keys: keys, retention: retention, metrics: telemetry.New(),
 		inflight: httpapi.NewInflight(cfg.Connections.MaxInflightBytes), ready: newReadiness(storeFailed(store))}
 	if err := s.build(ctx); err != nil {
 		s.ready.close()

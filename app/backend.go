@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"time"
 
 	"github.com/weftdev/weft/auth"
 	"github.com/weftdev/weft/config"
@@ -29,6 +30,7 @@ type backend interface {
 	storage.CallsAggregator
 	storage.ProjectLister
 	storage.ProjectStatsReader
+	storage.RetentionStore
 	storage.AutomationsBackend
 	storage.TrainingBackend
 	Close() error
@@ -59,7 +61,7 @@ func openBackend(ctx context.Context, cfg config.Config, logger *slog.Logger, o 
 		}
 		return store, auth.NewFileStore(cfg.DataDir), nil
 	}
-	store, err := OpenClickHouse(ctx, cfg, logger)
+	store, err := openClickHouse(ctx, cfg, logger, o.retention.For)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -79,7 +81,12 @@ func (o options) reserveIndex() func(int64) {
 // migrations when migrate_on_start is set. `weft keys` and `weft migrate`
 // use it too.
 func OpenClickHouse(ctx context.Context, cfg config.Config, logger *slog.Logger) (*clickhouse.Store, error) {
-	store, err := clickhouse.Open(ctx, cfg.ClickHouseDSN, clickhouse.Options{Retention: cfg.Retention.For}, logger)
+	return openClickHouse(ctx, cfg, logger, newRetentionSource(cfg.Retention, logger).For)
+}
+
+// openClickHouse is OpenClickHouse stamping calls' expiry with retention.
+func openClickHouse(ctx context.Context, cfg config.Config, logger *slog.Logger, retention func(string, time.Time) time.Duration) (*clickhouse.Store, error) {
+	store, err := clickhouse.Open(ctx, cfg.ClickHouseDSN, clickhouse.Options{Retention: retention}, logger)
 	if err != nil {
 		return nil, fmt.Errorf("clickhouse_dsn: %w", err)
 	}

@@ -115,7 +115,7 @@ func startNode(t *testing.T, cfg config.Config, wrap func(*duckdb.Store) backend
 		store = wrap(n.duckdb)
 	}
 	begin := time.Now()
-	if n.srv, err = newServer(ctx, cfg, roles, logger, store, keys); err != nil {
+	if n.srv, err = newServer(ctx, cfg, roles, logger, store, keys, newRetentionSource(cfg.Retention, logger)); err != nil {
 		t.Fatal(err)
 	}
 	if err := n.srv.Listen(); err != nil {

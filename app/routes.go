@@ -48,7 +48,7 @@ func (s *Server) routes() http.Handler {
 	if s.roles.Query {
 		reads := consistentReads{backend: s.store, barrier: s.write.barrier}
 		extras := queryapi.CallExtras{Feedback: s.store, Prices: s.store, Defaults: s.prices, Refs: s.store,
-			Users: auth.StoreUsers{Store: s.keys}, Retention: s.cfg.Retention.For}
+			Users: auth.StoreUsers{Store: s.keys}, Retention: s.retention.For}
 		queryapi.New(reads, extras, max, s.logger, queries, gate).Register(mux, authn)
 		queryapi.NewThreadsAPI(reads, max, s.logger, queries, gate).Register(mux, authn)
 		queryapi.NewAggregateAPI(reads, extras, max, s.logger, queries, gate).Register(mux, authn)
@@ -67,6 +67,7 @@ func (s *Server) routes() http.Handler {
 		queryapi.NewTablesAPI(s.store, max, s.logger, queries, gate).Register(mux, authn)
 		queryapi.NewFilesAPI(s.store, s.cfg.MaxFileBytes, max, s.logger, queries, gate).Register(mux, authn)
 		queryapi.NewCostsAPI(s.store, max, s.logger, queries, gate).Register(mux, authn)
+		queryapi.NewTTLAPI(s.store, s.retention, max, s.logger).Register(mux, authn)
 		s.feedback.Register(mux, authn)
 	}
 	c := s.cfg.Connections

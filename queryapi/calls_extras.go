@@ -27,9 +27,9 @@ type CallExtras struct {
 	Refs RefReader
 	// Users resolves include_usernames.
 	Users UserNames
-	// Retention is how long a project keeps calls from their start, for
-	// expire_at; nil or 0 keeps them.
-	Retention func(projectID string) time.Duration
+	// Retention is how long a call of a project that started at the given
+	// time is kept from its start, for expire_at; nil or 0 keeps it.
+	Retention func(projectID string, start time.Time) time.Duration
 }
 
 // extrasBatch is how many calls share one feedback and one price lookup.

@@ -20,7 +20,7 @@ type UserNames interface {
 func (e *enricher) base(c storage.StoredCall) wire.Extras {
 	var x wire.Extras
 	if e.src.Retention != nil && !c.StartedAt.IsZero() {
-		if keep := e.src.Retention(c.ProjectID); keep > 0 {
+		if keep := e.src.Retention(c.ProjectID, c.StartedAt); keep > 0 {
 			at := c.StartedAt.Add(keep)
 			x.ExpireAt = &at
 		}

@@ -5,11 +5,15 @@ import (
 	"time"
 )
 
-// Retention says how long calls are kept, counted from their start: a
-// default and per-project overrides; zero keeps calls forever.
+// Retention says how long calls are kept, counted from their start: the
+// configured default and per-project overrides, and the changes made
+// through the API (ttl.go), which win from the moment they were made;
+// zero keeps calls forever.
 type Retention struct {
 	Default  time.Duration
 	Projects map[string]time.Duration
+	// Changes are each project's RetentionChanges, oldest first.
+	Changes map[string][]RetentionChange
 }
 
 // Enabled reports whether any project's calls expire.
@@ -20,6 +24,13 @@ func (r Retention) Enabled() bool {
 	for _, d := range r.Projects {
 		if d > 0 {
 			return true
+		}
+	}
+	for _, changes := range r.Changes {
+		for _, c := range changes {
+			if c.Days > 0 {
+				return true
+			}
 		}
 	}
 	return false

@@ -183,7 +183,7 @@ func (s *Store) expireAt(project string, anchor time.Time) *time.Time {
 	if s.opts.Retention == nil {
 		return nil
 	}
-	keep := s.opts.Retention(project)
+	keep := s.opts.Retention(project, anchor)
 	if keep <= 0 {
 		return nil
 	}

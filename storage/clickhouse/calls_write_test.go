@@ -190,7 +190,7 @@ func TestDeleteCascadesWithinBatchAndStays(t *testing.T) {
 
 func TestRetentionSetsExpiryAndTTLDrops(t *testing.T) {
 	keep := map[string]time.Duration{"e/short": 24 * time.Hour}
-	s := openTestStore(t, Options{Retention: func(p string) time.Duration { return keep[p] }})
+	s := openTestStore(t, Options{Retention: func(p string, _ time.Time) time.Duration { return keep[p] }})
 	old := time.Date(2020, 5, 1, 0, 0, 0, 0, time.UTC)
 	// The expiry is checked on a call that has not expired yet: a
 	// background TTL merge may drop the old one at any moment.

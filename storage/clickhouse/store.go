@@ -16,10 +16,11 @@ import (
 
 // Options tunes a Store beyond what the DSN says.
 type Options struct {
-	// Retention returns how long a project's calls are kept after their
-	// anchor time; zero or negative keeps them. nil keeps every project's
-	// calls. It is read on every write, so it must be cheap.
-	Retention func(projectID string) time.Duration
+	// Retention returns how long a call of a project anchored (started)
+	// at the given time is kept after it; zero or negative keeps it. nil
+	// keeps every project's calls. It is read on every write, so it must
+	// be cheap.
+	Retention func(projectID string, anchor time.Time) time.Duration
 	// MaxOpenConns caps the connection pool; 0 keeps the driver default.
 	MaxOpenConns int
 	// KeyRefresh is how stale the cached API key list may get before a

@@ -15,6 +15,7 @@ type Store interface {
 	storage.CallsAggregator
 	storage.ProjectLister
 	storage.ProjectStatsReader
+	storage.RetentionStore
 	storage.ObjectStore
 	storage.TableStore
 	storage.FileStore
@@ -38,6 +39,7 @@ func RunAll(t *testing.T, newStore func(t *testing.T) Store) {
 		{"Threads", func(t *testing.T) { runThreads(t, func(t *testing.T) threadStore { return newStore(t) }) }},
 		{"Aggregate", func(t *testing.T) { runAggregate(t, func(t *testing.T) aggregateStore { return newStore(t) }) }},
 		{"ProjectStats", func(t *testing.T) { runProjectStats(t, func(t *testing.T) projectStatsStore { return newStore(t) }) }},
+		{"RetentionChanges", func(t *testing.T) { runRetentionChanges(t, newStore(t)) }},
 		{"Objects", func(t *testing.T) { runObjects(t, func(t *testing.T) storage.ObjectStore { return newStore(t) }) }},
 		{"Tables", func(t *testing.T) { runTables(t, func(t *testing.T) storage.TableStore { return newStore(t) }) }},
 		{"Files", func(t *testing.T) { runFiles(t, func(t *testing.T) storage.FileStore { return newStore(t) }) }},

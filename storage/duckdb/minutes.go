@@ -578,17 +578,23 @@ func eachMinute(ctx context.Context, qr queryer, st sqlgen.Statement, dest []any
 }
 
 // expireMinutes follows an expiry of the calls of the projects where
-// selects that started before before: the rollups of the minutes wholly
-// before it go, and the minute it falls in, part expired, is marked dirty.
-func expireMinutes(ctx context.Context, conn *sql.Conn, where string, args []any, before time.Time) error {
+// selects that started in [from, before) (a zero from: any time before):
+// the rollups of the minutes wholly inside go, and the minutes the bounds
+// fall in, part expired, are marked dirty.
+func expireMinutes(ctx context.Context, conn *sql.Conn, where string, args []any, from, before time.Time) error {
 	cut := minuteOf(before)
+	edges, inside, bounds := "minute = ?", "minute < ?", []any{cut}
+	if !from.IsZero() {
+		lo := minuteOf(from)
+		edges, inside, bounds = "minute IN (?, ?)", "minute > ? AND minute < ?", []any{lo, cut}
+	}
 	for _, stmt := range []string{
-		"INSERT INTO call_minutes_dirty SELECT DISTINCT project_id, minute FROM call_minutes WHERE " + where + " AND minute = ?",
-		"DELETE FROM call_minutes WHERE " + where + " AND minute < ?",
-		"DELETE FROM call_minute_usage WHERE " + where + " AND minute < ?",
-		"DELETE FROM call_minutes_dirty WHERE " + where + " AND minute < ?",
+		"INSERT INTO call_minutes_dirty SELECT DISTINCT project_id, minute FROM call_minutes WHERE " + where + " AND " + edges,
+		"DELETE FROM call_minutes WHERE " + where + " AND " + inside,
+		"DELETE FROM call_minute_usage WHERE " + where + " AND " + inside,
+		"DELETE FROM call_minutes_dirty WHERE " + where + " AND " + inside,
 	} {
-		if _, err := conn.ExecContext(ctx, stmt, append(slices.Clone(args), cut)...); err != nil {
+		if _, err := conn.ExecContext(ctx, stmt, slices.Concat(args, bounds)...); err != nil {
 			return fmt.Errorf("expire chart rollups: %w", err)
 		}
 	}
