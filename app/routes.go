@@ -63,6 +63,7 @@ func (s *Server) routes() http.Handler {
 	}
 	if s.roles.Ingest || s.roles.Query {
 		queryapi.NewObjectsAPI(s.automations.objects, max, s.logger, queries, gate).Register(mux, authn)
+		queryapi.NewV2ObjectsAPI(s.automations.objects, s.store, s.store, max, s.logger, queries, gate).Register(mux, authn)
 		s.automations.register(mux, max, s.logger, authn)
 		queryapi.NewTablesAPI(s.store, max, s.logger, queries, gate).Register(mux, authn)
 		queryapi.NewFilesAPI(s.store, s.cfg.MaxFileBytes, max, s.logger, queries, gate).Register(mux, authn)

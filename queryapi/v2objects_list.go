@@ -1,0 +1,95 @@
+package queryapi
+
+import (
+	"fmt"
+	"net/http"
+	"strconv"
+
+	"github.com/weftdev/weft/auth"
+	"github.com/weftdev/weft/internal/httpapi"
+	"github.com/weftdev/weft/storage"
+	"github.com/weftdev/weft/wire"
+)
+
+// v2ListPage is how many versions a list reads from the store at a time:
+// the answer streams, so a list without a limit holds one page (and the
+// source files of its ops or models) in memory, never the whole project.
+const v2ListPage = 500
+
+// list streams the family's live versions as JSON lines, after offset and
+// at most limit of them (query parameters, both optional). The read holds
+// its turn at the store until the stream ends; each page's store work is
+// bounded by the budget's duration.
+func (a *V2ObjectsAPI) list(w http.ResponseWriter, r *http.Request, k v2Kind) {
+	limit, offset, err := listPaging(r)
+	if err != nil {
+		httpapi.WriteError(w, r, a.logger, err)
+		return
+	}
+	run, err := a.budget.start(r)
+	if err != nil {
+		httpapi.WriteError(w, r, a.logger, err)
+		return
+	}
+	defer run.end()
+	r = r.WithContext(run.ctx)
+	projectID, _, err := authorize(r, auth.Read)
+	if err != nil {
+		httpapi.WriteError(w, r, a.logger, err)
+		return
+	}
+	src := a.sources(projectID)
+	writeJSONLines(w, r, a.logger, run.meter(func(yield func(any, error) bool) {
+		for remaining := limit; remaining != 0; {
+			page := int64(v2ListPage)
+			if remaining > 0 {
+				page = min(page, remaining)
+			}
+			res, err := a.objects.QueryObjects(r.Context(), storage.ObjQueryReq{ProjectID: projectID,
+				Filter: k.filter(), SortBy: k.sortBy(), Limit: &page, Offset: &offset})
+			if err != nil {
+				yield(nil, err)
+				return
+			}
+			for _, o := range res.Objs {
+				v, err := k.view(r.Context(), src, o)
+				if !yield(v, err) || err != nil {
+					return
+				}
+			}
+			if int64(len(res.Objs)) < page {
+				return
+			}
+			offset += page
+			if remaining > 0 {
+				remaining -= page
+			}
+		}
+	}))
+}
+
+// listPaging reads the limit and offset query parameters; an absent limit
+// is -1 (no limit).
+func listPaging(r *http.Request) (limit, offset int64, err error) {
+	limit = -1
+	q := r.URL.Query()
+	for _, p := range []struct {
+		name string
+		dst  *int64
+	}{{"limit", &limit}, {"offset", &offset}} {
+		s := q.Get(p.name)
+		if s == "" {
+			continue
+		}
+		n, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			return 0, 0, &wire.FieldError{Field: p.name, Schema: "int_parsing",
+				Msg: fmt.Sprintf("query parameter must be an integer, got %q", s)}
+		}
+		if n < 0 {
+			return 0, 0, &wire.FieldError{Field: p.name, Msg: fmt.Sprintf("must be 0 or more, got %d", n)}
+		}
+		*p.dst = n
+	}
+	return limit, offset, nil
+}
