@@ -30,6 +30,7 @@ type backend interface {
 	storage.ProjectLister
 	storage.AutomationsBackend
 	storage.TrainingBackend
+	storage.AnnotationQueueStore
 	Close() error
 }
 
