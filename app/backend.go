@@ -33,6 +33,7 @@ type backend interface {
 	storage.RetentionStore
 	storage.AutomationsBackend
 	storage.TrainingBackend
+	storage.AnnotationQueueStore
 	Close() error
 }
 

@@ -70,6 +70,7 @@ func (s *Server) routes() http.Handler {
 		queryapi.NewCostsAPI(s.store, max, s.logger, queries, gate).Register(mux, authn)
 		queryapi.NewTTLAPI(s.store, s.retention, max, s.logger).Register(mux, authn)
 		s.feedback.Register(mux, authn)
+		queryapi.NewAnnotationQueuesAPI(s.store, max, s.logger, queries, gate).Register(mux, authn)
 	}
 	c := s.cfg.Connections
 	s.inflight.SetPolicy(httpapi.BodyPolicy{PerKey: c.MaxInflightBytesPerKey, MinRate: c.MinBodyRate, Grace: c.BodyRateGrace})

@@ -23,6 +23,7 @@ type Store interface {
 	storage.CostStore
 	storage.AutomationsBackend
 	storage.TrainingBackend
+	storage.AnnotationQueueStore
 }
 
 // RunAll runs every suite of the contract (calls, threads, aggregates, objects and
@@ -49,6 +50,7 @@ func RunAll(t *testing.T, newStore func(t *testing.T) Store) {
 			runAutomations(t, func(t *testing.T) storage.AutomationsBackend { return newStore(t) })
 		}},
 		{"Training", func(t *testing.T) { runTraining(t, func(t *testing.T) storage.TrainingBackend { return newStore(t) }) }},
+		{"Annotations", func(t *testing.T) { runAnnotations(t, func(t *testing.T) annotationStore { return newStore(t) }) }},
 	}
 	for _, s := range suites {
 		t.Run(s.name, s.run)
