@@ -59,6 +59,7 @@ type EvaluationRunsAPI struct {
 	maxBytes int64
 	budget   *readBudget
 	now      func() time.Time
+	ops      opRefs
 }
 
 // NewEvaluationRunsAPI builds the endpoints: writes takes call writes (the

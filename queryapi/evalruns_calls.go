@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/weftdev/weft/refs"
@@ -222,6 +223,9 @@ func marshalJSON(v any) (json.RawMessage, error) {
 // under its safe id (lowercased), so a placeholder never becomes the
 // latest version of an op the SDK published under the same name.
 func (a *EvaluationRunsAPI) opRef(ctx context.Context, projectID, userID, name, source string) (string, error) {
+	if ref, ok := a.ops.get(projectID, name); ok {
+		return ref, nil
+	}
 	file, err := a.stores.Files.CreateFile(ctx, storage.FileCreateReq{ProjectID: projectID, Name: opSourceFile,
 		Content: strings.NewReader(source)})
 	if err != nil {
@@ -240,7 +244,38 @@ func (a *EvaluationRunsAPI) opRef(ctx context.Context, projectID, userID, name, 
 	if err != nil {
 		return "", fmt.Errorf("storing op %s: %w", name, err)
 	}
-	return "weave:///" + projectID + "/op/" + name + ":" + res.Digest, nil
+	ref := "weave:///" + projectID + "/op/" + name + ":" + res.Digest
+	a.ops.put(projectID, name, ref)
+	return ref, nil
+}
+
+// maxKnownOps bounds opRefs: past it, the cache starts over.
+const maxKnownOps = 4096
+
+// opRefs remembers the op refs a process has made sure of, so each
+// record does not write its ops again (six store writes for a scored
+// row of a run). An op object deleted later is not written again until
+// the process restarts or the cache starts over; its ref dangles
+// meanwhile, as refs to deleted objects do.
+type opRefs struct {
+	mu   sync.Mutex
+	refs map[[2]string]string
+}
+
+func (o *opRefs) get(projectID, name string) (string, bool) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	ref, ok := o.refs[[2]string{projectID, name}]
+	return ref, ok
+}
+
+func (o *opRefs) put(projectID, name, ref string) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.refs == nil || len(o.refs) >= maxKnownOps {
+		o.refs = map[[2]string]string{}
+	}
+	o.refs[[2]string{projectID, name}] = ref
 }
 
 // safeObjectID is the object id the reference derives from a name:

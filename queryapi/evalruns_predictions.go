@@ -228,7 +228,7 @@ func (a *EvaluationRunsAPI) endRow(ctx context.Context, projectID string, pred s
 	}
 	out := predictAndScoreOutput{Output: orJSONNull(pred.Output), Scores: &jsonObject{vals: map[string]any{}}}
 	q := storage.CallsQuery{ProjectID: projectID, Filter: storage.CallsFilter{ParentIDs: []string{row.ID}},
-		Where: markIs("score", marked)}
+		Where: markIs("score", marked), Columns: []string{"id", "attributes", "output"}}
 	for c, err := range a.calls.QueryCalls(ctx, q) {
 		if err != nil {
 			return op, false, err

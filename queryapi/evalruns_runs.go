@@ -241,7 +241,8 @@ func (a *EvaluationRunsAPI) runOutput(ctx context.Context, projectID, runID stri
 	var names []string
 	scores := map[string]*mean{}
 	var outputs mean
-	q := storage.CallsQuery{ProjectID: projectID, Filter: storage.CallsFilter{ParentIDs: []string{runID}}}
+	q := storage.CallsQuery{ProjectID: projectID, Filter: storage.CallsFilter{ParentIDs: []string{runID}},
+		Columns: []string{"id", "op_name", "output"}}
 	for c, err := range a.calls.QueryCalls(ctx, q) {
 		if err != nil {
 			return nil, err
