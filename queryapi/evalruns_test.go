@@ -262,6 +262,10 @@ func testEvalLifecycle(e *evalEnv) {
 // so the UI) sees them: the trace Evaluation.evaluate would have written.
 func testEvalCallsView(e *evalEnv) {
 	t := e.t
+	// An op the SDK published under the name the run's op ref carries.
+	sdkOp := e.ok("POST", "/obj/create", map[string]any{"obj": map[string]any{"project_id": e.project,
+		"object_id": "Evaluation.evaluate", "val": map[string]any{"_type": "CustomWeaveType",
+			"weave_type": map[string]any{"type": "Op"}, "files": map[string]any{"obj.py": "sdk-source"}}}})["digest"]
 	evaluation, model := e.ref("qa-eval"), e.ref("MyModel")
 	run := e.createRun(evaluation, model)
 	var preds []string
@@ -346,6 +350,16 @@ func testEvalCallsView(e *evalEnv) {
 	obj := e.ok("POST", "/obj/read", map[string]any{"project_id": e.project, "object_id": "evaluation.evaluate", "digest": digest})
 	if o := obj["obj"].(map[string]any); o["kind"] != "op" {
 		t.Errorf("op object %v; want an op", o)
+	}
+	latest := e.ok("POST", "/obj/read", map[string]any{"project_id": e.project, "object_id": "Evaluation.evaluate", "digest": "latest"})
+	if d := latest["obj"].(map[string]any)["digest"]; d != sdkOp {
+		t.Errorf("the SDK's Evaluation.evaluate op is at %v; want it still at %v, untouched by the placeholder", d, sdkOp)
+	}
+	// Scores are stored as Python writes floats, so their means count them.
+	_, raw := e.send("POST", "/calls/stream_query", map[string]any{"project_id": e.project,
+		"filter": map[string]any{"call_ids": []string{ops["acc.score"][0]["id"].(string)}}})
+	if !bytes.Contains(raw, []byte(`"output":1.0`)) {
+		t.Errorf("score call %s; want its output written as 1.0", raw)
 	}
 }
 
