@@ -53,6 +53,14 @@ func (s *Server) routes() http.Handler {
 		queryapi.NewThreadsAPI(reads, max, s.logger, queries, gate).Register(mux, authn)
 		queryapi.NewAggregateAPI(reads, extras, max, s.logger, queries, gate).Register(mux, authn)
 		queryapi.NewProjectsAPI(reads, max, s.logger, queries, gate).Register(mux, authn)
+		// Evaluation runs, predictions and scores are calls written through
+		// the pipeline and read back through reads, so a process serves them
+		// only with both roles (the default serve). Split into ingest and
+		// query processes, neither serves them (404): route them to a
+		// process that runs both.
+		if s.roles.Ingest {
+			queryapi.NewEvaluationRunsAPI(s.write.front, reads, queryapi.EvalRunStores{Objects: s.automations.objects, Files: s.store, Feedback: s.store}, max, s.logger, queries, gate).Register(mux, authn)
+		}
 	}
 	if s.gateway != nil {
 		s.gateway.Register(mux, authn)

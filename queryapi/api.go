@@ -1,7 +1,9 @@
 // Package queryapi serves the Weave endpoints that go straight to storage
 // rather than through the ingest pipeline: call reads (read, stream_query,
 // query_stats), threads, and the content-addressed or small writes and
-// reads of objects, tables, refs, files, feedback and costs. Every handler
+// reads of objects, tables, refs, files, feedback and costs. The one
+// exception is the evaluation runs API, whose records are calls and so
+// are written through the pipeline (EvaluationRunsAPI). Every handler
 // authorises the request's project before it touches storage.
 //
 // It must never import storage backends or receivers.

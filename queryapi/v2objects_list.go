@@ -1,14 +1,11 @@
 package queryapi
 
 import (
-	"fmt"
 	"net/http"
-	"strconv"
 
 	"github.com/weftdev/weft/auth"
 	"github.com/weftdev/weft/internal/httpapi"
 	"github.com/weftdev/weft/storage"
-	"github.com/weftdev/weft/wire"
 )
 
 // v2ListPage is how many versions a list reads from the store at a time:
@@ -21,7 +18,7 @@ const v2ListPage = 500
 // its turn at the store until the stream ends; each page's store work is
 // bounded by the budget's duration.
 func (a *V2ObjectsAPI) list(w http.ResponseWriter, r *http.Request, k v2Kind) {
-	limit, offset, err := listPaging(r)
+	limit, offset, err := listPaging(r, -1)
 	if err != nil {
 		httpapi.WriteError(w, r, a.logger, err)
 		return
@@ -66,30 +63,4 @@ func (a *V2ObjectsAPI) list(w http.ResponseWriter, r *http.Request, k v2Kind) {
 			}
 		}
 	}))
-}
-
-// listPaging reads the limit and offset query parameters; an absent limit
-// is -1 (no limit).
-func listPaging(r *http.Request) (limit, offset int64, err error) {
-	limit = -1
-	q := r.URL.Query()
-	for _, p := range []struct {
-		name string
-		dst  *int64
-	}{{"limit", &limit}, {"offset", &offset}} {
-		s := q.Get(p.name)
-		if s == "" {
-			continue
-		}
-		n, err := strconv.ParseInt(s, 10, 64)
-		if err != nil {
-			return 0, 0, &wire.FieldError{Field: p.name, Schema: "int_parsing",
-				Msg: fmt.Sprintf("query parameter must be an integer, got %q", s)}
-		}
-		if n < 0 {
-			return 0, 0, &wire.FieldError{Field: p.name, Msg: fmt.Sprintf("must be 0 or more, got %d", n)}
-		}
-		*p.dst = n
-	}
-	return limit, offset, nil
 }
