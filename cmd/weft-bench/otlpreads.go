@@ -72,6 +72,21 @@ func otlpReads(ctx context.Context, t *target, o options, project string, pool t
 		{"UI calls page: its count", "/calls/query_stats", func(*rand.Rand) map[string]any {
 			return map[string]any{"project_id": project, "filter": map[string]any{"trace_roots_only": true}}
 		}},
+		{"calls/usage of 50 random calls", "/calls/usage", func(rng *rand.Rand) map[string]any {
+			ids := make([]string, 50)
+			for i := range ids {
+				spans := sent(rng)
+				ids[i] = spans.At(rng.IntN(spans.Len())).SpanID().String()
+			}
+			return map[string]any{"project_id": project, "call_ids": ids, "include_costs": true}
+		}},
+		{"trace/usage of a random trace", "/trace/usage", func(rng *rand.Rand) map[string]any {
+			spans := sent(rng)
+			return map[string]any{"project_id": project, "filter": map[string]any{"trace_ids": []string{spans.At(rng.IntN(spans.Len())).TraceID().String()}}}
+		}},
+		{"project/stats", "/project/stats", func(*rand.Rand) map[string]any {
+			return map[string]any{"project_id": project}
+		}},
 		{"UI threads page", "/threads/stream_query", func(*rand.Rand) map[string]any {
 			return map[string]any{"project_id": project, "limit": 200}
 		}},
