@@ -176,7 +176,7 @@ func floatValue(v any) *float64 {
 	return &f
 }
 
-// textValue is a column's value as text; '' for NULL.
+// textValue is a column's value as text, empty for NULL.
 func textValue(v any) string {
 	switch s := v.(type) {
 	case nil:
