@@ -68,6 +68,7 @@ func (s *Server) routes() http.Handler {
 		queryapi.NewFilesAPI(s.store, s.cfg.MaxFileBytes, max, s.logger, queries, gate).Register(mux, authn)
 		queryapi.NewCostsAPI(s.store, max, s.logger, queries, gate).Register(mux, authn)
 		s.feedback.Register(mux, authn)
+		queryapi.NewActionsAPI(s.store, s.feedback, s.llm(), max, s.logger).Register(mux, authn)
 	}
 	c := s.cfg.Connections
 	s.inflight.SetPolicy(httpapi.BodyPolicy{PerKey: c.MaxInflightBytesPerKey, MinRate: c.MinBodyRate, Grace: c.BodyRateGrace})
