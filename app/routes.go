@@ -79,6 +79,7 @@ func (s *Server) routes() http.Handler {
 		queryapi.NewTTLAPI(s.store, s.retention, max, s.logger).Register(mux, authn)
 		s.feedback.Register(mux, authn)
 		queryapi.NewAnnotationQueuesAPI(s.store, max, s.logger, queries, gate).Register(mux, authn)
+		queryapi.NewActionsAPI(s.store, s.feedback, s.llm(), max, s.logger).Register(mux, authn)
 	}
 	c := s.cfg.Connections
 	s.inflight.SetPolicy(httpapi.BodyPolicy{PerKey: c.MaxInflightBytesPerKey, MinRate: c.MinBodyRate, Grace: c.BodyRateGrace})

@@ -96,4 +96,5 @@ func (g *Gateway) Register(mux *http.ServeMux, weaveAuth func(http.Handler) http
 	mux.HandleFunc("GET /v1/models/{id...}", g.getModel)
 	mux.Handle("POST /completions/create", weaveAuth(http.HandlerFunc(g.weaveCreate)))
 	mux.Handle("POST /completions/create_stream", weaveAuth(http.HandlerFunc(g.weaveCreateStream)))
+	mux.Handle("POST /image/create", weaveAuth(http.HandlerFunc(g.imageCreate)))
 }

@@ -61,6 +61,7 @@ type harness struct {
 	key, viewerKey, rivalKey, adminKey string
 	keys                               auth.KeyStore
 	inflight                           *httpapi.Inflight
+	gw                                 *Gateway
 }
 
 func model(id string, status string, ups ...catalog.UpstreamConfig) catalog.ModelConfig {
@@ -131,7 +132,7 @@ func newHarness(t *testing.T, mutate ...func(*Config)) *harness {
 	gw.Register(mux, func(next http.Handler) http.Handler { return httpapi.Authenticate(verifier, logger, next) })
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
-	h.url, h.keys = srv.URL, keys
+	h.url, h.keys, h.gw = srv.URL, keys, gw
 	h.key = h.newKey(keys, "acme", auth.RoleMember)
 	h.viewerKey = h.newKey(keys, "acme", auth.RoleViewer)
 	h.rivalKey = h.newKey(keys, "rival", auth.RoleAdmin)

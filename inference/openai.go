@@ -102,19 +102,29 @@ func (g *Gateway) admit(ctx context.Context, ex *exchange, fields map[string]jso
 	if e != nil {
 		return nil, nil, nil, e
 	}
+	release, e := g.slots(ex)
+	if e != nil {
+		return nil, nil, nil, e
+	}
+	return req, model, release, nil
+}
+
+// slots takes one of the key's concurrency slots and one of the
+// project's; refused, the exchange is not traced.
+func (g *Gateway) slots(ex *exchange) (func(), *apiError) {
 	releaseKey, limit, ok := g.keyCaps.acquire(ex.principal.KeyID)
 	if !ok {
 		// Shedding load: tracing what was shed would add to it.
 		ex.untraced = true
-		return nil, nil, nil, keyConcurrencyLimited(limit, g.cfg.RetryAfter)
+		return nil, keyConcurrencyLimited(limit, g.cfg.RetryAfter)
 	}
 	release, limit, ok := g.limits.acquire(ex.project)
 	if !ok {
 		releaseKey()
 		ex.untraced = true
-		return nil, nil, nil, concurrencyLimited(ex.project, limit, g.cfg.RetryAfter)
+		return nil, concurrencyLimited(ex.project, limit, g.cfg.RetryAfter)
 	}
-	return req, model, func() { release(); releaseKey() }, nil
+	return func() { release(); releaseKey() }, nil
 }
 
 // finish counts the answer and hands the call to the recorder.

@@ -16,10 +16,16 @@ import (
 // before its first byte, or a status other than an answer or a refusal of
 // the request (see passesThrough) moves to the next.
 func (g *Gateway) dial(ctx context.Context, ex *exchange, model *catalog.Model, req *chatRequest) (*answer, *apiError) {
+	return g.dialPath(ctx, ex, model, chatPath, req.upstreamBody, req.stream)
+}
+
+// dialPath is dial for any upstream path: body renders the request for
+// an upstream's model name.
+func (g *Gateway) dialPath(ctx context.Context, ex *exchange, model *catalog.Model, path string, body func(upstreamModel string) []byte, stream bool) (*answer, *apiError) {
 	var last *failure
 	for _, up := range model.Upstreams {
 		start := time.Now()
-		ans, fail := g.client.try(ctx, up, req.upstreamBody(up.Model), req.stream)
+		ans, fail := g.client.try(ctx, up, path, body(up.Model), stream)
 		at := attempt{Provider: up.Provider.Name, Model: up.Model, DurationMS: float64(time.Since(start).Microseconds()) / 1000}
 		if fail == nil {
 			at.Status = ans.status

@@ -85,8 +85,14 @@ func passesThrough(status int) bool {
 		status == http.StatusUnprocessableEntity
 }
 
-// try makes one attempt on one upstream.
-func (c *upstreamClient) try(ctx context.Context, up catalog.Upstream, body []byte, stream bool) (*answer, *failure) {
+// Upstream paths, below a provider's base URL.
+const (
+	chatPath   = "/chat/completions"
+	imagesPath = "/images/generations"
+)
+
+// try makes one attempt on one upstream, at path.
+func (c *upstreamClient) try(ctx context.Context, up catalog.Upstream, path string, body []byte, stream bool) (*answer, *failure) {
 	timeout := c.timeout
 	if up.Provider.Timeout > 0 {
 		timeout = up.Provider.Timeout
@@ -97,7 +103,7 @@ func (c *upstreamClient) try(ctx context.Context, up catalog.Upstream, body []by
 		// A stream's silence is bounded from the start, headers included.
 		idle = newIdleTimer(c.idle, cancel)
 	}
-	resp, err := c.http.Do(newUpstreamRequest(actx, up, body, stream))
+	resp, err := c.http.Do(newUpstreamRequest(actx, up, path, body, stream))
 	if err != nil {
 		idle.stop()
 		cancel()
@@ -122,8 +128,8 @@ func (c *upstreamClient) try(ctx context.Context, up catalog.Upstream, body []by
 	return ans, nil
 }
 
-func newUpstreamRequest(ctx context.Context, up catalog.Upstream, body []byte, stream bool) *http.Request {
-	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, up.Provider.BaseURL+"/chat/completions", bytes.NewReader(body))
+func newUpstreamRequest(ctx context.Context, up catalog.Upstream, path string, body []byte, stream bool) *http.Request {
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, up.Provider.BaseURL+path, bytes.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("User-Agent", "weft-inference")
 	if stream {

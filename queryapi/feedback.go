@@ -51,6 +51,10 @@ func (a *FeedbackAPI) Register(mux *http.ServeMux, wrap func(http.Handler) http.
 		"POST /feedback/query":        a.budget.json(a.query),
 		"POST /feedback/purge":        a.purge,
 		"POST /feedback/replace":      a.replace,
+
+		"POST /feedback/stats":          a.budget.json(a.stats),
+		"POST /feedback/aggregate":      a.budget.json(a.aggregate),
+		"POST /feedback/payload_schema": a.budget.json(a.payloadSchema),
 	} {
 		mux.Handle(pattern, wrap(httpapi.JSON(a.logger, a.maxBytes, h)))
 	}

@@ -44,6 +44,7 @@ type Model struct {
 	OwnedBy   string
 	Created   int64
 	Prices    Prices
+	Images    bool // generates images (see ModelConfig.Images)
 }
 
 // Retired reports whether requests for the model are refused.
@@ -92,7 +93,7 @@ func New(providerConfigs []ProviderConfig, modelConfigs []ModelConfig, getenv fu
 }
 
 func newModel(m ModelConfig, providers map[string]*Provider) (*Model, error) {
-	model := &Model{ID: m.ID, Status: m.Status, OwnedBy: m.OwnedBy, Created: m.Created, Prices: m.Prices}
+	model := &Model{ID: m.ID, Status: m.Status, OwnedBy: m.OwnedBy, Created: m.Created, Prices: m.Prices, Images: m.Images}
 	if model.Status == "" {
 		model.Status = StatusActive
 	}

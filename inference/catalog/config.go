@@ -34,6 +34,9 @@ type ModelConfig struct {
 	// OwnedBy and Created are what /v1/models reports ("system", 0).
 	OwnedBy string `yaml:"owned_by"`
 	Created int64  `yaml:"created"`
+	// Images says the model generates images: POST /image/create sends
+	// it to its upstreams' /images/generations.
+	Images bool `yaml:"images"`
 }
 
 // UpstreamConfig is one place a model is served.

@@ -20,6 +20,7 @@ type Store interface {
 	storage.TableStore
 	storage.FileStore
 	storage.FeedbackStore
+	storage.FeedbackAnalyzer
 	storage.CostStore
 	storage.AutomationsBackend
 	storage.TrainingBackend
@@ -45,6 +46,7 @@ func RunAll(t *testing.T, newStore func(t *testing.T) Store) {
 		{"Tables", func(t *testing.T) { runTables(t, func(t *testing.T) storage.TableStore { return newStore(t) }) }},
 		{"Files", func(t *testing.T) { runFiles(t, func(t *testing.T) storage.FileStore { return newStore(t) }) }},
 		{"Feedback", func(t *testing.T) { runFeedback(t, func(t *testing.T) storage.FeedbackStore { return newStore(t) }) }},
+		{"FeedbackStats", func(t *testing.T) { runFeedbackStats(t, func(t *testing.T) feedbackStatsStore { return newStore(t) }) }},
 		{"Costs", func(t *testing.T) { runCosts(t, func(t *testing.T) storage.CostStore { return newStore(t) }) }},
 		{"Automations", func(t *testing.T) {
 			runAutomations(t, func(t *testing.T) storage.AutomationsBackend { return newStore(t) })
