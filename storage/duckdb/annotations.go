@@ -137,19 +137,17 @@ func (s *Store) AddAnnotationQueueCalls(ctx context.Context, req storage.Annotat
 		}
 		items, dups := storekit.NewQueueItems(req, found, had)
 		res = storage.AnnotationQueueAddRes{Added: len(items), Duplicates: dups}
-		stmt, err := tx.PrepareContext(ctx, `INSERT INTO annotation_queue_items (project_id, queue_id, id, call_id,
-			call_started_at, call_ended_at, call_op_name, call_trace_id, display_fields, added_by, created_at, created_by,
-			updated_at, deleted_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)`)
-		if err != nil {
-			return fmt.Errorf("prepare annotation queue items insert: %w", err)
-		}
-		defer stmt.Close()
-		for _, it := range items {
-			if _, err := stmt.ExecContext(ctx, it.ProjectID, it.QueueID, it.ID, it.CallID, it.CallStartedAt,
+		values := make([][]any, len(items))
+		for i, it := range items {
+			values[i] = []any{it.ProjectID, it.QueueID, it.ID, it.CallID, it.CallStartedAt,
 				nullTimePtr(it.CallEndedAt), it.CallOpName, it.CallTraceID, display, it.AddedBy, it.CreatedAt.UTC(),
-				it.CreatedBy, it.UpdatedAt.UTC()); err != nil {
-				return fmt.Errorf("insert annotation queue item for call %s: %w", it.CallID, err)
-			}
+				it.CreatedBy, it.UpdatedAt.UTC()}
+		}
+		err = insertValues(ctx, tx, `INSERT INTO annotation_queue_items (project_id, queue_id, id, call_id,
+			call_started_at, call_ended_at, call_op_name, call_trace_id, display_fields, added_by, created_at, created_by,
+			updated_at)`, values)
+		if err != nil {
+			return fmt.Errorf("insert annotation queue items: %w", err)
 		}
 		return nil
 	})

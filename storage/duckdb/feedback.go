@@ -14,8 +14,7 @@ import (
 
 var _ storage.FeedbackStore = (*Store)(nil)
 
-const feedbackInsert = `INSERT OR REPLACE INTO feedback (` + storekit.FeedbackColumns + `)
-	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+const feedbackInsert = `INSERT OR REPLACE INTO feedback (` + storekit.FeedbackColumns + `)`
 
 // CreateFeedback implements storage.FeedbackStore.
 func (s *Store) CreateFeedback(ctx context.Context, rows []storage.Feedback) error {
@@ -25,19 +24,25 @@ func (s *Store) CreateFeedback(ctx context.Context, rows []storage.Feedback) err
 	return s.inWriteTx(ctx, func(tx *sql.Tx) error { return insertFeedback(ctx, tx, rows) })
 }
 
+// insertFeedback stores rows; of rows with the same id (a client may send
+// its own ids) the last wins, as one by one they would, since one
+// statement may not replace a row twice.
 func insertFeedback(ctx context.Context, tx *sql.Tx, rows []storage.Feedback) error {
-	stmt, err := tx.PrepareContext(ctx, feedbackInsert)
-	if err != nil {
-		return fmt.Errorf("prepare feedback insert: %w", err)
-	}
-	defer stmt.Close()
-	for _, f := range rows {
+	last := make(map[string]int, len(rows))
+	for i, f := range rows {
 		if err := storekit.CheckFeedback(f); err != nil {
 			return err
 		}
-		if _, err := stmt.ExecContext(ctx, storekit.FeedbackValues(f)...); err != nil {
-			return fmt.Errorf("insert feedback %s: %w", f.ID, err)
+		last[f.ProjectID+"\x00"+f.ID] = i
+	}
+	values := make([][]any, 0, len(rows))
+	for i, f := range rows {
+		if last[f.ProjectID+"\x00"+f.ID] == i {
+			values = append(values, storekit.FeedbackValues(f))
 		}
+	}
+	if err := insertValues(ctx, tx, feedbackInsert, values); err != nil {
+		return fmt.Errorf("insert feedback: %w", err)
 	}
 	return nil
 }

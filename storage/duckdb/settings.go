@@ -4,7 +4,9 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"path/filepath"
 	"runtime"
+	"strings"
 	"time"
 )
 
@@ -66,8 +68,12 @@ func (o Options) withDefaults() (Options, error) {
 }
 
 // configure applies the settings the write path was tuned with.
-func configure(ctx context.Context, db *sql.DB, opts Options) error {
+func configure(ctx context.Context, db *sql.DB, dir string, opts Options) error {
 	settings := []struct{ sql, why string }{
+		// Where a query that outgrows memory_limit spills: inside the data
+		// directory, not DuckDB's default of a ".tmp" in whatever directory
+		// the process started in.
+		{"SET GLOBAL temp_directory = '" + strings.ReplaceAll(spillDir(dir), "'", "''") + "'", "temp_directory"},
 		// A checkpoint runs inside the commit that crosses the WAL
 		// threshold; DuckDB's 16 MB default made roughly every tenth ingest
 		// batch pay for one. 128 MB keeps restart replay to a few seconds.
@@ -108,9 +114,15 @@ func configure(ctx context.Context, db *sql.DB, opts Options) error {
 		{"SET GLOBAL max_vacuum_tasks = 0", "max_vacuum_tasks"},
 	}
 	for _, set := range settings {
+		if set.why == "temp_directory" && dir == "" {
+			continue // an in-memory store keeps DuckDB's default
+		}
 		if _, err := db.ExecContext(ctx, set.sql); err != nil {
 			return fmt.Errorf("configure duckdb %s: %w", set.why, err)
 		}
 	}
 	return nil
 }
+
+// spillDir is where DuckDB spills the store in dir to.
+func spillDir(dir string) string { return filepath.Join(dir, "spill") }

@@ -99,7 +99,7 @@ func OpenWithOptions(ctx context.Context, dir string, opts Options, logger *slog
 	} else if err := os.MkdirAll(s.blobDir, 0o700); err != nil {
 		return nil, errors.Join(fmt.Errorf("files dir: %w", err), db.Close())
 	}
-	if err := configure(ctx, db, opts); err != nil {
+	if err := configure(ctx, db, dir, opts); err != nil {
 		return nil, errors.Join(err, db.Close())
 	}
 	if err := s.migrate(ctx); err != nil {
