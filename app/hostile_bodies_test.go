@@ -2,6 +2,7 @@ package app_test
 
 import (
 	"strings"
+	"time"
 )
 
 type request struct{ path, body string }
@@ -57,6 +58,9 @@ func writeBodies(project, frag string) []request {
 		request{"/feedback/batch/create", `{"batch":[` + fb + `]}`},
 		request{"/cost/create", `{"project_id":$P,"costs":{$S:{"prompt_token_cost":1,"completion_token_cost":2,"prompt_token_cost_unit":$S}}}`},
 		request{"/otel/v1/traces", otlp},
+		request{"/v2/" + project + "/ops", `{"name":$S,"source_code":$S}`},
+		request{"/v2/" + project + "/predictions", `{"model":"weave:///acme/REF/object/m:abc","inputs":{$S:$S,"q":$S},"output":{$S:$S}}`},
+		request{"/annotation_queues", `{"project_id":$P,"name":$S,"description":$S,"scorer_refs":[]}`},
 	)
 	for i := range reqs {
 		reqs[i].body = strings.ReplaceAll(reqs[i].body, "REF", project[len("acme/"):])
@@ -82,6 +86,7 @@ func queryBodies(project, table string) []request {
 		return `[` + strings.Join(parts, ",") + `]`
 	}
 	calls := sort("inputs.q", "output.o", "attributes.a", "summary.usage", "feedback.[custom].payload.q")
+	week := `"` + time.Now().UTC().Add(-7*24*time.Hour).Format(time.RFC3339) + `"`
 	reqs := []request{
 		{"/calls/stream_query", `{"project_id":$P,"query":` + eq("inputs.q") + `,"sort_by":` + calls + `}`},
 		{"/calls/stream_query", `{"project_id":$P,"query":` + contains("output.o") + `,"include_costs":true,"include_feedback":true}`},
@@ -98,6 +103,12 @@ func queryBodies(project, table string) []request {
 		{"/table/query_stats_batch", `{"project_id":$P,"digests":[]}`},
 		{"/cost/query", `{"project_id":$P,"sort_by":[{"field":"llm_id","direction":"asc"}]}`},
 		{"/files/stats", `{"project_id":$P}`},
+		{"/calls/usage", `{"project_id":$P,"call_ids":["c1","c2"],"include_costs":true}`},
+		{"/trace/usage", `{"project_id":$P,"filter":{"trace_ids":["t1"]},"include_costs":true}`},
+		{"/project/stats", `{"project_id":$P}`},
+		{"/feedback/stats", `{"project_id":$P,"start":` + week + `,"metrics":[{"json_path":"q","value_type":"categorical"}]}`},
+		{"/feedback/payload_schema", `{"project_id":$P,"start":` + week + `}`},
+		{"/annotation_queues/query", `{"project_id":$P}`},
 	}
 	if table != "" {
 		rows := `{"project_id":$P,"digest":"` + table + `","sort_by":` + sort("q", "n") + `}`
@@ -117,5 +128,9 @@ func queryBodiesWith(project, frag string) []request {
 		request{"/feedback/query", `{"project_id":$P,"query":{"$expr":{"$contains":{"input":{"$getField":"payload.q"},"substr":{"$literal":$S}}}}}`},
 		request{"/objs/query", `{"project_id":$P,"filter":{"object_ids":[$S]}}`},
 		request{"/table/query", `{"project_id":$P,"digest":$S,"sort_by":[{"field":$S,"direction":"asc"}]}`},
+		request{"/calls/usage", `{"project_id":$P,"call_ids":[$S]}`},
+		request{"/trace/usage", `{"project_id":$P,"query":{"$expr":{"$eq":[{"$getField":"inputs.q"},{"$literal":$S}]}}}`},
+		request{"/feedback/stats", `{"project_id":$P,"start":"2026-01-01T00:00:00Z","end":"2026-01-02T00:00:00Z","metrics":[{"json_path":$S}]}`},
+		request{"/annotation_queues/query", `{"project_id":$P,"name":$S}`},
 	)
 }
