@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"slices"
 
+	"golang.org/x/sync/errgroup"
+
 	"github.com/weftdev/weft/auth"
 	"github.com/weftdev/weft/internal/httpapi"
 	"github.com/weftdev/weft/pricing"
@@ -31,6 +33,8 @@ const (
 	// naming fifty ids spread over months scans the project instead:
 	// 700 ms on 10M calls, against 4 x 20 ms in batches.
 	usageBatch = 16
+	// usageReadsAtOnce is how many batches one request reads at once.
+	usageReadsAtOnce = 2
 )
 
 // usageColumns are all a rollup reads of a call.
@@ -122,21 +126,51 @@ func (a *API) callsUsage(r *http.Request, body []byte) (any, error) {
 	if len(ids) == 0 {
 		return res, nil
 	}
-	var traces []string
-	for batch := range slices.Chunk(ids, usageBatch) {
-		roots, err := a.usageCalls(r.Context(), storage.CallsQuery{ProjectID: projectID,
-			Filter: storage.CallsFilter{CallIDs: batch}, Columns: []string{"id", "trace_id"}}, int64(len(batch)))
-		if err != nil {
-			return nil, err
+	// Each batch of ids is read, then its traces, two batches at a time:
+	// a read of a few ids mostly waits on the store's point lookups.
+	chunks := slices.Collect(slices.Chunk(ids, usageBatch))
+	parts := make([]*usageRes, len(chunks))
+	g, ctx := errgroup.WithContext(r.Context())
+	g.SetLimit(usageReadsAtOnce)
+	for i, batch := range chunks {
+		g.Go(func() (err error) {
+			parts[i], err = a.usageOfCalls(ctx, projectID, batch, limit, includeCosts)
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	for _, part := range parts {
+		for id, u := range part.CallUsage {
+			res.CallUsage[id] = u
 		}
-		for _, c := range roots {
-			if !slices.Contains(traces, c.TraceID) {
-				traces = append(traces, c.TraceID)
+		for _, id := range part.UnfinishedCallIDs {
+			if !slices.Contains(res.UnfinishedCallIDs, id) {
+				res.UnfinishedCallIDs = append(res.UnfinishedCallIDs, id)
 			}
 		}
 	}
+	return res, nil
+}
+
+// usageOfCalls rolls up the usage of ids (at most usageBatch): their
+// traces, then the traces' calls, in batches that fit limit.
+func (a *API) usageOfCalls(ctx context.Context, projectID string, ids []string, limit int64, includeCosts bool) (*usageRes, error) {
+	roots, err := a.usageCalls(ctx, storage.CallsQuery{ProjectID: projectID,
+		Filter: storage.CallsFilter{CallIDs: ids}, Columns: []string{"id", "trace_id"}}, int64(len(ids)))
+	if err != nil {
+		return nil, err
+	}
+	var traces []string
+	for _, c := range roots {
+		if !slices.Contains(traces, c.TraceID) {
+			traces = append(traces, c.TraceID)
+		}
+	}
+	res := &usageRes{CallUsage: map[string]map[string]*modelUsage{}, UnfinishedCallIDs: []string{}}
 	for len(traces) > 0 {
-		n, err := a.rollUpTraces(r.Context(), projectID, traces, ids, limit, includeCosts, res)
+		n, err := a.rollUpTraces(ctx, projectID, traces, ids, limit, includeCosts, res)
 		if err != nil {
 			return nil, err
 		}
