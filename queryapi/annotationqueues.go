@@ -2,6 +2,7 @@ package queryapi
 
 import (
 	"fmt"
+	"iter"
 	"log/slog"
 	"net/http"
 	"slices"
@@ -239,30 +240,24 @@ func (a *AnnotationQueuesAPI) streamQuery(w http.ResponseWriter, r *http.Request
 		httpapi.WriteError(w, r, a.logger, err)
 		return
 	}
-	run, err := a.budget.start(r)
-	if err != nil {
-		httpapi.WriteError(w, r, a.logger, err)
-		return
-	}
-	defer run.end()
-	r = r.WithContext(run.ctx)
-	q, err := a.decodeQueuesQuery(r, body)
-	if err != nil {
-		httpapi.WriteError(w, r, a.logger, err)
-		return
-	}
-	writeJSONLines(w, r, a.logger, run.meter(func(yield func(any, error) bool) {
-		queues, err := a.store.QueryAnnotationQueues(r.Context(), q)
+	a.budget.stream(w, r, func(r *http.Request) (iter.Seq2[any, error], error) {
+		q, err := a.decodeQueuesQuery(r, body)
 		if err != nil {
-			yield(nil, err)
-			return
+			return nil, err
 		}
-		for _, queue := range queues {
-			if !yield(newQueueSchema(queue), nil) {
+		return func(yield func(any, error) bool) {
+			queues, err := a.store.QueryAnnotationQueues(r.Context(), q)
+			if err != nil {
+				yield(nil, err)
 				return
 			}
-		}
-	}))
+			for _, queue := range queues {
+				if !yield(newQueueSchema(queue), nil) {
+					return
+				}
+			}
+		}, nil
+	})
 }
 
 func (a *AnnotationQueuesAPI) decodeQueuesQuery(r *http.Request, body []byte) (storage.AnnotationQueuesQuery, error) {

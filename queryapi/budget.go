@@ -296,3 +296,24 @@ func NewReadGate(b Budget) *ReadGate {
 func WithReadGate(g *ReadGate) Option {
 	return func(o *options) { o.gate = g }
 }
+
+// stream answers a JSON Lines read within the budget: once r has its turn
+// at the store, open decodes and authorises the request (with the turn's
+// context) and returns the lines, which are written as the store
+// produces them, metered. An error of open is answered as a plain error,
+// explained.
+func (rb *readBudget) stream(w http.ResponseWriter, r *http.Request, open func(r *http.Request) (iter.Seq2[any, error], error)) {
+	run, err := rb.start(r)
+	if err != nil {
+		httpapi.WriteError(w, r, rb.logger, err)
+		return
+	}
+	defer run.end()
+	r = r.WithContext(run.ctx)
+	lines, err := open(r)
+	if err != nil {
+		httpapi.WriteError(w, r, rb.logger, run.explain(err))
+		return
+	}
+	writeJSONLines(w, r, rb.logger, run.meter(lines))
+}

@@ -79,19 +79,13 @@ func (a *API) callsStreamQuery(w http.ResponseWriter, r *http.Request) {
 		httpapi.WriteError(w, r, a.logger, err)
 		return
 	}
-	run, err := a.budget.start(r)
-	if err != nil {
-		httpapi.WriteError(w, r, a.logger, err)
-		return
-	}
-	defer run.end()
-	r = r.WithContext(run.ctx)
-	q, expand, err := a.authorizedCallsQuery(r, body)
-	if err != nil {
-		httpapi.WriteError(w, r, a.logger, run.explain(err))
-		return
-	}
-	writeJSONLines(w, r, a.logger, run.meter(a.callLines(r, q, expand)))
+	a.budget.stream(w, r, func(r *http.Request) (iter.Seq2[any, error], error) {
+		q, expand, err := a.authorizedCallsQuery(r, body)
+		if err != nil {
+			return nil, err
+		}
+		return a.callLines(r, q, expand), nil
+	})
 }
 
 func (a *API) authorizedCallsQuery(r *http.Request, body []byte) (storage.CallsQuery, bool, error) {

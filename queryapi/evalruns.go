@@ -199,14 +199,9 @@ func (a *EvaluationRunsAPI) list(build listQuery, render func(storage.StoredCall
 			writeJSONLines(w, r, a.logger, func(func(any, error) bool) {})
 			return
 		}
-		run, err := a.budget.start(r)
-		if err != nil {
-			httpapi.WriteError(w, r, a.logger, err)
-			return
-		}
-		defer run.end()
-		r = r.WithContext(run.ctx)
-		writeJSONLines(w, r, a.logger, run.meter(renderCalls(a.calls.QueryCalls(r.Context(), q), render)))
+		a.budget.stream(w, r, func(r *http.Request) (iter.Seq2[any, error], error) {
+			return renderCalls(a.calls.QueryCalls(r.Context(), q), render), nil
+		})
 	})
 }
 

@@ -85,25 +85,19 @@ func (a *ThreadsAPI) streamQuery(w http.ResponseWriter, r *http.Request) {
 		httpapi.WriteError(w, r, a.logger, err)
 		return
 	}
-	run, err := a.budget.start(r)
-	if err != nil {
-		httpapi.WriteError(w, r, a.logger, err)
-		return
-	}
-	defer run.end()
-	r = r.WithContext(run.ctx)
-	q, err := a.authorizedQuery(r, body)
-	if err != nil {
-		httpapi.WriteError(w, r, a.logger, err)
-		return
-	}
-	writeJSONLines(w, r, a.logger, run.meter(func(yield func(any, error) bool) {
-		for th, err := range a.threads.QueryThreads(r.Context(), q) {
-			if !yield(wire.NewThreadSchema(th), err) || err != nil {
-				return
-			}
+	a.budget.stream(w, r, func(r *http.Request) (iter.Seq2[any, error], error) {
+		q, err := a.authorizedQuery(r, body)
+		if err != nil {
+			return nil, err
 		}
-	}))
+		return func(yield func(any, error) bool) {
+			for th, err := range a.threads.QueryThreads(r.Context(), q) {
+				if !yield(wire.NewThreadSchema(th), err) || err != nil {
+					return
+				}
+			}
+		}, nil
+	})
 }
 
 func (a *ThreadsAPI) authorizedQuery(r *http.Request, body []byte) (storage.ThreadsQuery, error) {

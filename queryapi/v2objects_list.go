@@ -1,6 +1,7 @@
 package queryapi
 
 import (
+	"iter"
 	"net/http"
 
 	"github.com/weftdev/weft/auth"
@@ -23,20 +24,19 @@ func (a *V2ObjectsAPI) list(w http.ResponseWriter, r *http.Request, k v2Kind) {
 		httpapi.WriteError(w, r, a.logger, err)
 		return
 	}
-	run, err := a.budget.start(r)
-	if err != nil {
-		httpapi.WriteError(w, r, a.logger, err)
-		return
-	}
-	defer run.end()
-	r = r.WithContext(run.ctx)
-	projectID, _, err := authorize(r, auth.Read)
-	if err != nil {
-		httpapi.WriteError(w, r, a.logger, err)
-		return
-	}
+	a.budget.stream(w, r, func(r *http.Request) (iter.Seq2[any, error], error) {
+		projectID, _, err := authorize(r, auth.Read)
+		if err != nil {
+			return nil, err
+		}
+		return a.listed(r, k, projectID, limit, offset), nil
+	})
+}
+
+// listed pages through the project's live versions of kind k.
+func (a *V2ObjectsAPI) listed(r *http.Request, k v2Kind, projectID string, limit, offset int64) iter.Seq2[any, error] {
 	src := a.sources(projectID)
-	writeJSONLines(w, r, a.logger, run.meter(func(yield func(any, error) bool) {
+	return func(yield func(any, error) bool) {
 		for remaining := limit; remaining != 0; {
 			page := int64(v2ListPage)
 			if remaining > 0 {
@@ -62,5 +62,5 @@ func (a *V2ObjectsAPI) list(w http.ResponseWriter, r *http.Request, k v2Kind) {
 				remaining -= page
 			}
 		}
-	}))
+	}
 }
