@@ -52,6 +52,7 @@ func (s *Server) routes() http.Handler {
 		queryapi.New(reads, extras, max, s.logger, queries, gate).Register(mux, authn)
 		queryapi.NewThreadsAPI(reads, max, s.logger, queries, gate).Register(mux, authn)
 		queryapi.NewAggregateAPI(reads, extras, max, s.logger, queries, gate).Register(mux, authn)
+		queryapi.NewCallStatsAPI(reads, extras, max, s.logger, queries, gate).Register(mux, authn)
 		queryapi.NewProjectsAPI(reads, max, s.logger, queries, gate).Register(mux, authn)
 		// Evaluation runs, predictions and scores are calls written through
 		// the pipeline and read back through reads, so a process serves them

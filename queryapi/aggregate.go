@@ -135,23 +135,36 @@ func (a *AggregateAPI) fill(ctx context.Context, q storage.CallsAggregateQuery, 
 // priceUsage renders one model's bucket usage as a summary.usage entry and
 // its cost at the model's price (0 without one).
 func priceUsage(ctx context.Context, e *enricher, u storage.ModelUsageBucket) (json.RawMessage, float64, error) {
-	entry, err := json.Marshal(map[string]int64{"requests": u.Requests, "prompt_tokens": u.PromptTokens,
-		"completion_tokens": u.CompletionTokens, "total_tokens": u.TotalTokens})
+	counts := map[string]int64{"requests": u.Requests, "prompt_tokens": u.PromptTokens,
+		"completion_tokens": u.CompletionTokens, "total_tokens": u.TotalTokens}
+	entry, err := json.Marshal(counts)
 	if err != nil || !e.wantCosts {
 		return entry, 0, err
 	}
-	if _, ok := e.pricesByModel[u.Model]; !ok {
-		if err := e.loadPrices(ctx, []string{u.Model}); err != nil {
-			return nil, 0, err
-		}
-	}
-	usage, err := json.Marshal(map[string]json.RawMessage{u.Model: entry})
+	c, _, err := modelCost(ctx, e, u.Model, u.Start, counts)
 	if err != nil {
 		return nil, 0, err
 	}
-	var c map[string]pricing.Cost
-	if costs := pricing.Compute(usage, u.Start, e.pricesByModel[u.Model]); json.Unmarshal(costs, &c) != nil {
-		return entry, 0, nil // no price for the model
+	return entry, c.PromptTokensTotalCost + c.CompletionTokensTotalCost, nil
+}
+
+// modelCost prices one model's usage counts (a summary.usage entry) for a
+// call started at at, with the project's prices and the defaults; ok is
+// false when the model has no price.
+func modelCost(ctx context.Context, e *enricher, model string, at time.Time, counts map[string]int64) (pricing.Cost, bool, error) {
+	if _, ok := e.pricesByModel[model]; !ok {
+		if err := e.loadPrices(ctx, []string{model}); err != nil {
+			return pricing.Cost{}, false, err
+		}
 	}
-	return entry, c[u.Model].PromptTokensTotalCost + c[u.Model].CompletionTokensTotalCost, nil
+	usage, err := json.Marshal(map[string]map[string]int64{model: counts})
+	if err != nil {
+		return pricing.Cost{}, false, err
+	}
+	var c map[string]pricing.Cost
+	if costs := pricing.Compute(usage, at, e.pricesByModel[model]); json.Unmarshal(costs, &c) != nil {
+		return pricing.Cost{}, false, nil // no price for the model
+	}
+	cost, ok := c[model]
+	return cost, ok, nil
 }

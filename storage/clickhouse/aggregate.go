@@ -15,11 +15,27 @@ func (s *Store) AggregateCalls(ctx context.Context, q storage.CallsAggregateQuer
 		return out, err
 	}
 	err = s.eachValueRow(ctx, st, func(col map[string]any) {
-		out.Buckets = append(out.Buckets, storage.CallsBucket{
+		b := storage.CallsBucket{
 			Start: q.BucketStart(toInt64(col["bucket"])), CallCount: toInt64(col["call_count"]),
 			ErrorCount: toInt64(col["error_count"]), LatencyP50: optFloat(col["latency_p50"]),
 			LatencyP95: optFloat(col["latency_p95"]), LatencyP99: optFloat(col["latency_p99"]),
-		})
+			LatencyCount: toInt64(col["latency_count"]), LatencyMin: optFloat(col["latency_min"]),
+			LatencyMax: optFloat(col["latency_max"]),
+		}
+		if sum := optFloat(col["latency_sum"]); sum != nil {
+			b.LatencySum = *sum
+		}
+		if b.LatencyCount == 0 { // aggregates of no values read as 0 or NaN
+			b.LatencyMin, b.LatencyMax = nil, nil
+		}
+		for i := range q.Quantiles {
+			q := optFloat(col[sqlgen.QuantileColumn(i)])
+			if b.LatencyCount == 0 {
+				q = nil
+			}
+			b.LatencyQuantiles = append(b.LatencyQuantiles, q)
+		}
+		out.Buckets = append(out.Buckets, b)
 	})
 	if err != nil {
 		return out, wrapErr("aggregate calls", err)
@@ -32,7 +48,8 @@ func (s *Store) AggregateCalls(ctx context.Context, q storage.CallsAggregateQuer
 		out.Usage = append(out.Usage, storage.ModelUsageBucket{
 			Start: q.BucketStart(toInt64(col["bucket"])), Model: model, Requests: toInt64(col["requests"]),
 			PromptTokens: toInt64(col["prompt_tokens"]), CompletionTokens: toInt64(col["completion_tokens"]),
-			TotalTokens: toInt64(col["total_tokens"]),
+			TotalTokens: toInt64(col["total_tokens"]), CacheReadInputTokens: toInt64(col["cache_read_tokens"]),
+			CacheCreationInputTokens: toInt64(col["cache_creation_tokens"]), Entries: toInt64(col["entries"]),
 		})
 	})
 	if err != nil {

@@ -32,6 +32,9 @@ func runAggregate(t *testing.T, newStore func(t *testing.T) aggregateStore) {
 		{"SumsUsagePerModel", testAggregateUsage},
 		{"FiltersByOpAndRoots", testAggregateFilters},
 		{"RefusesBadRanges", testAggregateBadRanges},
+		{"LatencyFiguresAndQuantiles", testAggregateLatencyFigures},
+		{"BucketsFromAnOrigin", testAggregateOrigin},
+		{"StatsBucketBound", testAggregateStatsBound},
 		{"ListsProjectsWithCalls", testListProjects},
 		{"ListsProjectsWithAnyData", testListProjectsWithData},
 	}
@@ -59,8 +62,8 @@ func timedCall(id, parent, op string, at, dur time.Duration, failed bool, summar
 // writeAggregateFixture writes calls in two one-minute buckets from base
 // (a gap between them), one outside the range and one deleted.
 func writeAggregateFixture(t *testing.T, s aggregateStore) {
-	usage := `{"usage":{"gpt-4o":{"requests":1,"prompt_tokens":10,"completion_tokens":5,"total_tokens":15},` +
-		`"claude":{"requests":2,"input_tokens":7,"output_tokens":3}}}`
+	usage := `{"usage":{"gpt-4o":{"requests":1,"prompt_tokens":10,"completion_tokens":5,"total_tokens":15,"cache_read_input_tokens":4},` +
+		`"claude":{"requests":2,"input_tokens":7,"output_tokens":3,"cache_creation_input_tokens":2}}}`
 	var ops []storage.CallOp
 	for _, c := range []struct {
 		id, parent, op string
@@ -120,8 +123,8 @@ func testAggregateUsage(t *testing.T, s aggregateStore) {
 	writeAggregateFixture(t, s)
 	got := aggregate(t, s, storage.CallsFilter{})
 	want := []storage.ModelUsageBucket{
-		{Start: base, Model: "claude", Requests: 2, PromptTokens: 7, CompletionTokens: 3},
-		{Start: base, Model: "gpt-4o", Requests: 1, PromptTokens: 11, CompletionTokens: 5, TotalTokens: 15},
+		{Start: base, Model: "claude", Entries: 1, Requests: 2, PromptTokens: 7, CompletionTokens: 3, CacheCreationInputTokens: 2},
+		{Start: base, Model: "gpt-4o", Entries: 2, Requests: 1, PromptTokens: 11, CompletionTokens: 5, TotalTokens: 15, CacheReadInputTokens: 4},
 	}
 	for i := range got.Usage {
 		got.Usage[i].Start = got.Usage[i].Start.UTC()

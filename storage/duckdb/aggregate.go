@@ -50,15 +50,25 @@ func (s *Store) aggregateByScan(ctx context.Context, q storage.CallsAggregateQue
 	return out, nil
 }
 
-// scanBucket reads one row of sqlgen.AggregateColumns.
+// scanBucket reads one row of sqlgen.AggregateColumns and q's extra
+// quantiles.
 func scanBucket(rows *sql.Rows, q storage.CallsAggregateQuery) (storage.CallsBucket, error) {
 	var (
-		b             storage.CallsBucket
-		i             int64
-		p50, p95, p99 sql.NullFloat64
+		b                     storage.CallsBucket
+		i                     int64
+		p50, p95, p99, lo, hi sql.NullFloat64
 	)
-	err := rows.Scan(&i, &b.CallCount, &b.ErrorCount, &p50, &p95, &p99)
+	extra := make([]sql.NullFloat64, len(q.Quantiles))
+	dest := []any{&i, &b.CallCount, &b.ErrorCount, &p50, &p95, &p99, &b.LatencyCount, &b.LatencySum, &lo, &hi}
+	for j := range extra {
+		dest = append(dest, &extra[j])
+	}
+	err := rows.Scan(dest...)
 	b.Start, b.LatencyP50, b.LatencyP95, b.LatencyP99 = q.BucketStart(i), floatPtr(p50), floatPtr(p95), floatPtr(p99)
+	b.LatencyMin, b.LatencyMax = floatPtr(lo), floatPtr(hi)
+	for _, e := range extra {
+		b.LatencyQuantiles = append(b.LatencyQuantiles, floatPtr(e))
+	}
 	return b, err
 }
 
@@ -68,7 +78,8 @@ func scanUsage(rows *sql.Rows, q storage.CallsAggregateQuery) (storage.ModelUsag
 		u storage.ModelUsageBucket
 		i int64
 	)
-	err := rows.Scan(&i, &u.Model, &u.Requests, &u.PromptTokens, &u.CompletionTokens, &u.TotalTokens)
+	err := rows.Scan(&i, &u.Model, &u.Requests, &u.PromptTokens, &u.CompletionTokens, &u.TotalTokens,
+		&u.CacheReadInputTokens, &u.CacheCreationInputTokens, &u.Entries)
 	u.Start = q.BucketStart(i)
 	return u, err
 }

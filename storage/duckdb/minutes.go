@@ -10,6 +10,7 @@ import (
 	"reflect"
 	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	duckdbdriver "github.com/duckdb/duckdb-go/v2"
@@ -106,10 +107,13 @@ func markMatched(qr driver.QueryerContext, marks minuteMarks) error {
 }
 
 // backfillMinutes marks dirty, once, every minute of the calls stored
-// before the rollups existed, so the refresher rolls them up.
+// before the rollups existed, and once more every minute rolled up before
+// they kept each model's entries and cache sums (migrations/
+// 0018_calls_minutes_stats.sql), so the refresher rolls them up.
 func backfillMinutes(ctx context.Context, conn *sql.Conn) error {
 	var done bool
-	err := conn.QueryRowContext(ctx, "SELECT count(*) > 0 FROM call_minutes_state").Scan(&done)
+	err := conn.QueryRowContext(ctx, "SELECT (SELECT count(*) > 0 FROM call_minutes_state) AND "+
+		"(SELECT count(*) > 0 FROM calls_columns_filled WHERE column_name = '"+minuteStatsColumns+"')").Scan(&done)
 	if err != nil || done {
 		return err
 	}
@@ -119,7 +123,8 @@ func backfillMinutes(ctx context.Context, conn *sql.Conn) error {
 	for _, stmt := range []string{
 		"INSERT INTO call_minutes_dirty SELECT DISTINCT project_id, " + sqlgen.MinuteExpr("started_at") +
 			" FROM calls WHERE has_start AND started_at IS NOT NULL",
-		"INSERT INTO call_minutes_state VALUES (true)",
+		"INSERT INTO call_minutes_state SELECT true WHERE NOT EXISTS (SELECT 1 FROM call_minutes_state)",
+		"INSERT INTO calls_columns_filled VALUES ('" + minuteStatsColumns + "')",
 		"COMMIT",
 	} {
 		if _, err := conn.ExecContext(ctx, stmt); err != nil {
@@ -129,6 +134,10 @@ func backfillMinutes(ctx context.Context, conn *sql.Conn) error {
 	}
 	return nil
 }
+
+// minuteStatsColumns notes in calls_columns_filled that the rollups hold
+// each model's entries and cache sums.
+const minuteStatsColumns = "call_minute_usage.entries"
 
 // minutesRefresher runs refreshMinutes every refreshEvery until stopped.
 type minutesRefresher struct {
@@ -239,8 +248,13 @@ type rolledMinute struct {
 type minuteUsage struct {
 	k     minuteGroup
 	model sql.NullString
-	sums  [4]int64 // requests, prompt, completion and total tokens
+	sums  usageSums
 }
+
+// usageSums are one model's sums in a rollup row, in the order of
+// sqlgen.MinuteUsageColumns: requests, prompt, completion, total, cache
+// read and cache creation tokens, then the calls with an entry.
+type usageSums [7]int64
 
 // liveMinutes computes, from the calls src selects, the rows the rollups
 // keep for them: what the refresher stores and what a read takes for the
@@ -272,7 +286,7 @@ func liveMinutes(ctx context.Context, qr queryer, src sqlgen.MinuteSource) (map[
 	}
 	var usage []minuteUsage
 	var u minuteUsage
-	if err := eachMinuteRow(ctx, qr, sqlgen.MinuteUsage(d, src), []any{&u.model, &u.sums[0], &u.sums[1], &u.sums[2], &u.sums[3]},
+	if err := eachMinuteRow(ctx, qr, sqlgen.MinuteUsage(d, src), append([]any{&u.model}, u.sums.dest()...),
 		func(k minuteGroup) {
 			u.k = k
 			usage = append(usage, u)
@@ -317,13 +331,16 @@ func rollUp(ctx context.Context, conn *sql.Conn, project string, minutes []int64
 			return nil
 		}
 		app, err = duckdbdriver.NewAppenderWithColumns(dc.(driver.Conn), callsCatalog, "main", "call_minute_usage",
-			[]string{"project_id", "minute", "op_name", "is_root", "model", "requests", "prompt_tokens", "completion_tokens", "total_tokens"})
+			append([]string{"project_id", "minute", "op_name", "is_root", "model"}, usageSumColumns...))
 		if err != nil {
 			return fmt.Errorf("rollup appender: %w", err)
 		}
 		for _, u := range usage {
-			if err := app.AppendRow(project, u.k.minute, nullOp(u.k.op), u.k.root, nullOp(u.model),
-				u.sums[0], u.sums[1], u.sums[2], u.sums[3]); err != nil {
+			row := []driver.Value{project, u.k.minute, nullOp(u.k.op), u.k.root, nullOp(u.model)}
+			for _, v := range u.sums {
+				row = append(row, v)
+			}
+			if err := app.AppendRow(row...); err != nil {
 				return errors.Join(fmt.Errorf("roll up usage: %w", err), app.Close())
 			}
 		}
@@ -332,6 +349,19 @@ func rollUp(ctx context.Context, conn *sql.Conn, project string, minutes []int64
 		}
 		return nil
 	})
+}
+
+// usageSumColumns are call_minute_usage's sums, as usageSums orders them.
+var usageSumColumns = []string{"requests", "prompt_tokens", "completion_tokens", "total_tokens",
+	"cache_read_tokens", "cache_creation_tokens", "entries"}
+
+// dest points at each sum, for a Scan.
+func (u *usageSums) dest() []any {
+	out := make([]any, len(u))
+	for i := range u {
+		out[i] = &u[i]
+	}
+	return out
 }
 
 func nullOp(s sql.NullString) driver.Value {
@@ -390,17 +420,18 @@ func minuteFilter(q storage.CallsQuery) (sqlgen.MinuteFilter, bool) {
 
 // minutesServe reports whether the rollups can answer q, and with which
 // filter: whole-minute buckets from a whole minute, and a filter of op
-// names and roots alone (minuteFilter; any other scans the calls).
+// names and roots alone (minuteFilter; any other scans the calls). A
+// range that starts or ends inside a minute reads that minute's calls.
 func minutesServe(q storage.CallsAggregateQuery) (sqlgen.MinuteFilter, bool) {
 	f, ok := minuteFilter(q.Calls)
-	return f, ok && q.BucketSeconds%60 == 0 && wholeMinute(q.Start) && wholeMinute(q.End)
+	return f, ok && q.BucketSeconds%60 == 0 && wholeMinute(q.BucketOrigin())
 }
 
 func wholeMinute(t time.Time) bool { return t.UnixMicro()%60_000_000 == 0 }
 
 // chartSums adds up minutes into a chart's buckets.
 type chartSums struct {
-	first, width int64 // the range's first minute; minutes per bucket
+	first, width int64 // the buckets' origin minute; minutes per bucket
 	buckets      map[int64]*rolledMinute
 	usage        map[bucketModel]*storage.ModelUsageBucket
 }
@@ -411,7 +442,7 @@ type bucketModel struct {
 }
 
 func newChartSums(q storage.CallsAggregateQuery) *chartSums {
-	return &chartSums{first: minuteOf(q.Start), width: q.BucketSeconds / 60,
+	return &chartSums{first: minuteOf(q.BucketOrigin()), width: q.BucketSeconds / 60,
 		buckets: map[int64]*rolledMinute{}, usage: map[bucketModel]*storage.ModelUsageBucket{}}
 }
 
@@ -425,15 +456,17 @@ func (c *chartSums) bucket(minute int64) *rolledMinute {
 	return b
 }
 
-func (c *chartSums) addUsage(minute int64, model string, sums [4]int64) {
+func (c *chartSums) addUsage(minute int64, model string, sums usageSums) {
 	k := bucketModel{(minute - c.first) / c.width, model}
 	u := c.usage[k]
 	if u == nil {
 		u = &storage.ModelUsageBucket{Model: model}
 		c.usage[k] = u
 	}
-	u.Requests, u.PromptTokens = addSat(u.Requests, sums[0]), addSat(u.PromptTokens, sums[1])
-	u.CompletionTokens, u.TotalTokens = addSat(u.CompletionTokens, sums[2]), addSat(u.TotalTokens, sums[3])
+	for i, to := range []*int64{&u.Requests, &u.PromptTokens, &u.CompletionTokens, &u.TotalTokens,
+		&u.CacheReadInputTokens, &u.CacheCreationInputTokens, &u.Entries} {
+		*to = addSat(*to, sums[i])
+	}
 }
 
 // addSat adds, held at int64's bounds as the statements hold their sums.
@@ -460,8 +493,13 @@ func (c *chartSums) result(q storage.CallsAggregateQuery) storage.CallsAggregate
 	slices.Sort(idx)
 	for _, i := range idx {
 		b := c.buckets[i]
-		cb := storage.CallsBucket{Start: q.BucketStart(i), CallCount: b.calls, ErrorCount: b.errors}
+		cb := storage.CallsBucket{Start: q.BucketStart(i), CallCount: b.calls, ErrorCount: b.errors,
+			LatencyCount: b.hist.Count(), LatencySum: float64(b.hist.Sum())}
 		cb.LatencyP50, cb.LatencyP95, cb.LatencyP99 = quantile(&b.hist, 0.5), quantile(&b.hist, 0.95), quantile(&b.hist, 0.99)
+		cb.LatencyMin, cb.LatencyMax = quantile(&b.hist, 0), quantile(&b.hist, 1)
+		for _, l := range q.Quantiles {
+			cb.LatencyQuantiles = append(cb.LatencyQuantiles, quantile(&b.hist, l))
+		}
 		out.Buckets = append(out.Buckets, cb)
 	}
 	keys := make([]bucketModel, 0, len(c.usage))
@@ -509,6 +547,22 @@ func sumMinutes(ctx context.Context, qr queryer, q storage.CallsAggregateQuery, 
 	d := sqlgen.NewDuckDB()
 	project, from, to := q.Calls.ProjectID, minuteOf(q.Start), minuteOf(q.End)
 	sums := newChartSums(q)
+	var edges []sqlgen.TimeRange // the parts of minutes the range starts or ends inside
+	if !wholeMinute(q.Start) {
+		from++
+		edges = append(edges, sqlgen.TimeRange{From: q.Start, To: minTime(q.End, minuteStart(from))})
+	}
+	if !wholeMinute(q.End) && to >= from {
+		edges = append(edges, sqlgen.TimeRange{From: minuteStart(to), To: q.End})
+	}
+	for _, e := range edges {
+		if err := sums.addLive(ctx, qr, sqlgen.MinuteSource{ProjectID: project, Ranges: []sqlgen.TimeRange{e}, Filter: f}); err != nil {
+			return storage.CallsAggregate{}, err
+		}
+	}
+	if from >= to {
+		return sums.result(q), nil
+	}
 	var calls, errs int64
 	var lat sql.RawBytes
 	if err := eachMinute(ctx, qr, sqlgen.StoredMinutes(d, "call_minutes", "m.minute, m.calls, m.errors, m.latency", project, from, to, f),
@@ -523,10 +577,10 @@ func sumMinutes(ctx context.Context, qr queryer, q storage.CallsAggregateQuery, 
 		return storage.CallsAggregate{}, err
 	}
 	var model sql.NullString
-	var usage [4]int64
+	var usage usageSums
 	if err := eachMinute(ctx, qr, sqlgen.StoredMinutes(d, "call_minute_usage",
-		"m.minute, m.model, m.requests, m.prompt_tokens, m.completion_tokens, m.total_tokens", project, from, to, f),
-		[]any{&model, &usage[0], &usage[1], &usage[2], &usage[3]}, func(minute int64) error {
+		"m.minute, m.model, "+storedUsageSums(), project, from, to, f),
+		append([]any{&model}, usage.dest()...), func(minute int64) error {
 			sums.addUsage(minute, model.String, usage)
 			return nil
 		}); err != nil {
@@ -536,19 +590,45 @@ func sumMinutes(ctx context.Context, qr queryer, q storage.CallsAggregateQuery, 
 	if err != nil || len(dirty) == 0 {
 		return sums.result(q), err
 	}
-	groups, live, err := liveMinutes(ctx, qr, minuteSource(project, dirty, f))
-	if err != nil {
+	if err := sums.addLive(ctx, qr, minuteSource(project, dirty, f)); err != nil {
 		return storage.CallsAggregate{}, err
 	}
+	return sums.result(q), nil
+}
+
+// storedUsageSums selects a call_minute_usage row's sums in usageSums'
+// order.
+func storedUsageSums() string {
+	cols := make([]string, len(usageSumColumns))
+	for i, c := range usageSumColumns {
+		cols[i] = "coalesce(m." + c + ", 0)"
+	}
+	return strings.Join(cols, ", ")
+}
+
+// addLive adds the minutes of the calls src selects, computed from the
+// calls.
+func (c *chartSums) addLive(ctx context.Context, qr queryer, src sqlgen.MinuteSource) error {
+	groups, live, err := liveMinutes(ctx, qr, src)
+	if err != nil {
+		return err
+	}
 	for k, g := range groups {
-		b := sums.bucket(k.minute)
+		b := c.bucket(k.minute)
 		b.calls, b.errors = b.calls+g.calls, b.errors+g.errors
 		b.hist.Merge(&g.hist)
 	}
 	for _, u := range live {
-		sums.addUsage(u.k.minute, u.model.String, u.sums)
+		c.addUsage(u.k.minute, u.model.String, u.sums)
 	}
-	return sums.result(q), nil
+	return nil
+}
+
+func minTime(a, b time.Time) time.Time {
+	if a.Before(b) {
+		return a
+	}
+	return b
 }
 
 // dirtyWithin lists, sorted, a project's dirty minutes in [from, to).

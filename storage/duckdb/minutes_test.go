@@ -83,10 +83,11 @@ func rollupWorkload(t *testing.T, s *Store, t0 time.Time, seed uint64) {
 		var summary string
 		switch rng.IntN(3) {
 		case 0:
-			summary = fmt.Sprintf(`{"usage":{"gpt-4o":{"requests":1,"prompt_tokens":%d,"completion_tokens":%d,"total_tokens":%d}}}`,
-				i, 2*i, 3*i)
+			summary = fmt.Sprintf(`{"usage":{"gpt-4o":{"requests":1,"prompt_tokens":%d,"completion_tokens":%d,"total_tokens":%d,`+
+				`"cache_read_input_tokens":%d}}}`, i, 2*i, 3*i, i/2)
 		case 1:
-			summary = fmt.Sprintf(`{"usage":{"gpt-4o":{"input_tokens":%d},"claude":{"requests":2,"output_tokens":%d}}}`, i, i+1)
+			summary = fmt.Sprintf(`{"usage":{"gpt-4o":{"input_tokens":%d},"claude":{"requests":2,"output_tokens":%d,`+
+				`"cache_creation_input_tokens":%d}}}`, i, i+1, i%7)
 		default:
 			summary = `{}`
 		}
@@ -141,6 +142,20 @@ func sameCharts(t *testing.T, what string, got, want storage.CallsAggregate) {
 			!close(g.LatencyP50, w.LatencyP50) || !close(g.LatencyP95, w.LatencyP95) || !close(g.LatencyP99, w.LatencyP99) {
 			t.Errorf("%s: bucket %d = %s, want %s", what, i, bucketText(g), bucketText(w))
 		}
+		// A scan reads latencies to the microsecond, the rollups in whole
+		// milliseconds: each latency may differ by under 1 ms.
+		if g.LatencyCount != w.LatencyCount || math.Abs(g.LatencySum-w.LatencySum) > float64(w.LatencyCount) ||
+			!close(g.LatencyMin, w.LatencyMin) || !close(g.LatencyMax, w.LatencyMax) || len(g.LatencyQuantiles) != len(w.LatencyQuantiles) {
+			t.Errorf("%s: bucket %d latency count %d sum %.1f min %v max %v quantiles %d, want %d %.1f %v %v %d", what, i,
+				g.LatencyCount, g.LatencySum, g.LatencyMin, g.LatencyMax, len(g.LatencyQuantiles),
+				w.LatencyCount, w.LatencySum, w.LatencyMin, w.LatencyMax, len(w.LatencyQuantiles))
+			continue
+		}
+		for j := range g.LatencyQuantiles {
+			if !close(g.LatencyQuantiles[j], w.LatencyQuantiles[j]) {
+				t.Errorf("%s: bucket %d quantile %d = %v, want %v", what, i, j, g.LatencyQuantiles[j], w.LatencyQuantiles[j])
+			}
+		}
 	}
 	if len(got.Usage) != len(want.Usage) {
 		t.Fatalf("%s: usage %+v\nwant %+v", what, got.Usage, want.Usage)
@@ -187,6 +202,14 @@ func TestChartRollupsAnswerAsTheCallsDo(t *testing.T) {
 			queries[fmt.Sprintf("%s, %ds", name, width)] = storage.CallsAggregateQuery{Calls: storage.CallsQuery{ProjectID: "e/p", Filter: f},
 				Start: t0.Add(-time.Hour), End: t0.Add(time.Hour), BucketSeconds: width}
 		}
+		// A range from and to the middle of minutes, its buckets aligned
+		// before its start, with quantiles of its own.
+		queries[name+", mid-minute range"] = storage.CallsAggregateQuery{Calls: storage.CallsQuery{ProjectID: "e/p", Filter: f},
+			Start: t0.Add(3*time.Minute + 17*time.Second), End: t0.Add(21*time.Minute + 41*time.Second), Origin: t0,
+			BucketSeconds: 300, Quantiles: []float64{0, 0.25, 0.9, 1}}
+		queries[name+", within one minute"] = storage.CallsAggregateQuery{Calls: storage.CallsQuery{ProjectID: "e/p", Filter: f},
+			Start: t0.Add(5*time.Minute + 10*time.Second), End: t0.Add(5*time.Minute + 50*time.Second), Origin: t0.Add(5 * time.Minute),
+			BucketSeconds: 60}
 	}
 	check := func(stage string) {
 		t.Helper()
@@ -347,9 +370,11 @@ func TestChartsOutsideTheRollupsScan(t *testing.T) {
 	for name, change := range map[string]func(q *storage.CallsAggregateQuery){
 		"seconds buckets":  func(q *storage.CallsAggregateQuery) { q.BucketSeconds = 90 },
 		"start mid-minute": func(q *storage.CallsAggregateQuery) { q.Start = q.Start.Add(time.Second) },
-		"end mid-minute":   func(q *storage.CallsAggregateQuery) { q.End = q.End.Add(time.Millisecond) },
-		"trace ids":        func(q *storage.CallsAggregateQuery) { q.Calls.Filter.TraceIDs = []string{"t"} },
-		"no thread":        func(q *storage.CallsAggregateQuery) { q.Calls.Filter.ThreadIDs = []string{} },
+		"origin mid-minute": func(q *storage.CallsAggregateQuery) {
+			q.Origin, q.Start = q.Start.Add(time.Second), q.Start.Add(time.Minute)
+		},
+		"trace ids": func(q *storage.CallsAggregateQuery) { q.Calls.Filter.TraceIDs = []string{"t"} },
+		"no thread": func(q *storage.CallsAggregateQuery) { q.Calls.Filter.ThreadIDs = []string{} },
 	} {
 		q := base
 		change(&q)
@@ -359,6 +384,11 @@ func TestChartsOutsideTheRollupsScan(t *testing.T) {
 	}
 	if _, ok := minutesServe(base); !ok {
 		t.Error("whole minutes with no filter: not served by the rollups")
+	}
+	mid := base
+	mid.Start, mid.End, mid.Origin = base.Start.Add(time.Second), base.End.Add(time.Millisecond), base.Start
+	if _, ok := minutesServe(mid); !ok {
+		t.Error("a range inside whole-minute buckets: not served by the rollups")
 	}
 }
 

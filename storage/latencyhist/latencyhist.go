@@ -145,6 +145,15 @@ func (h *Histogram) Count() int64 {
 	return n
 }
 
+// Sum is the latencies added up: exact, as every bin keeps its sum.
+func (h *Histogram) Sum() int64 {
+	var sum int64
+	for _, s := range h.sums {
+		sum += s
+	}
+	return sum
+}
+
 // Quantile is the q-quantile of the latencies, linearly interpolated
 // between the two closest ranks as DuckDB's quantile_cont and
 // ClickHouse's quantileExact interpolation do; ok is false when h is

@@ -1,7 +1,7 @@
 package sqlgen
 
 import (
-	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/weftdev/weft/storage"
@@ -10,12 +10,18 @@ import (
 
 // AggregateColumns is the select list of AggregateBuckets, in the order
 // of storage.CallsBucket's fields; bucket is the bucket's index from the
-// range's start.
-var AggregateColumns = []string{"bucket", "call_count", "error_count", "latency_p50", "latency_p95", "latency_p99"}
+// buckets' origin. The query's extra quantiles follow, named by
+// QuantileColumn.
+var AggregateColumns = []string{"bucket", "call_count", "error_count", "latency_p50", "latency_p95", "latency_p99",
+	"latency_count", "latency_sum", "latency_min", "latency_max"}
 
-// UsageColumns is the select list of AggregateUsage, in the order of
-// storage.ModelUsageBucket's fields.
-var UsageColumns = []string{"bucket", "model", "requests", "prompt_tokens", "completion_tokens", "total_tokens"}
+// QuantileColumn names the column of the query's i-th extra quantile.
+func QuantileColumn(i int) string { return "latency_q" + strconv.Itoa(i) }
+
+// UsageColumns is the select list of AggregateUsage: the bucket, the
+// model and the sums of storage.ModelUsageBucket, Entries last.
+var UsageColumns = []string{"bucket", "model", "requests", "prompt_tokens", "completion_tokens", "total_tokens",
+	"cache_read_tokens", "cache_creation_tokens", "entries"}
 
 // aggregatePlan is a calls filter restricted to the aggregate's range,
 // with the bucket index expression.
@@ -25,15 +31,8 @@ type aggregatePlan struct {
 }
 
 func planAggregate(d Dialect, q storage.CallsAggregateQuery) (*aggregatePlan, error) {
-	if q.BucketSeconds <= 0 {
-		return nil, fmt.Errorf("bucket_seconds must be positive, got %d: %w", q.BucketSeconds, storage.ErrInvalidArgument)
-	}
-	if !q.End.After(q.Start) {
-		return nil, fmt.Errorf("end must be after start: %w", storage.ErrInvalidArgument)
-	}
-	if n := q.End.Sub(q.Start).Milliseconds() / (q.BucketSeconds * 1000); n >= storage.MaxAggregateBuckets {
-		return nil, fmt.Errorf("the range spans %d buckets; at most %d fit in one query: %w",
-			n+1, storage.MaxAggregateBuckets, storage.ErrInvalidArgument)
+	if err := q.Validate(); err != nil {
+		return nil, err
 	}
 	p, err := planCalls(d, q.Calls, false, nil)
 	if err != nil {
@@ -41,26 +40,31 @@ func planAggregate(d Dialect, q storage.CallsAggregateQuery) (*aggregatePlan, er
 	}
 	p.where = append(p.where, "c.started_at >= "+p.b.bind(q.Start.UTC(), TypeTime),
 		"c.started_at < "+p.b.bind(q.End.UTC(), TypeTime))
-	origin := p.b.bind(q.Start.UTC().UnixMilli(), TypeInt)
+	origin := p.b.bind(q.BucketOrigin().UnixMilli(), TypeInt)
 	width := p.b.bind(q.BucketSeconds*1000, TypeInt)
 	bucket := "CAST(floor((" + d.EpochMillis("c.started_at") + " - " + origin + ") / " + width + ") AS BIGINT)"
 	return &aggregatePlan{callsPlan: p, bucket: bucket}, nil
 }
 
 // AggregateBuckets renders the per-bucket call count, error count and
-// latency quantiles of q, one row of AggregateColumns per bucket that has
-// calls, in bucket order.
+// latency figures of q, one row of AggregateColumns (then q's extra
+// quantiles) per bucket that has calls, in bucket order.
 func AggregateBuckets(d Dialect, q storage.CallsAggregateQuery) (Statement, error) {
 	p, err := planAggregate(d, q)
 	if err != nil {
 		return Statement{}, err
 	}
 	latency := d.MillisBetween("c.started_at", "c.ended_at")
-	lq := d.Quantiles(latency, 0.5, 0.95, 0.99)
+	lq := d.Quantiles(latency, append([]float64{0.5, 0.95, 0.99}, q.Quantiles...)...)
+	extra := ""
+	for i, e := range lq[3:] {
+		extra += ", " + e + " AS " + QuantileColumn(i)
+	}
 	sql := p.withClause() + "SELECT " + p.bucket + " AS bucket, count(*) AS call_count, " +
 		d.SumInt("CASE WHEN c.exception IS NOT NULL THEN 1 ELSE 0 END") + " AS error_count, " +
-		lq[0] + " AS latency_p50, " + lq[1] + " AS latency_p95, " + lq[2] + " AS latency_p99 FROM " + p.from() + " WHERE " + andAll(p.where) +
-		" GROUP BY bucket ORDER BY bucket"
+		lq[0] + " AS latency_p50, " + lq[1] + " AS latency_p95, " + lq[2] + " AS latency_p99, count(" + latency + ") AS latency_count, " +
+		"coalesce(sum(" + latency + "), 0) AS latency_sum, min(" + latency + ") AS latency_min, max(" + latency + ") AS latency_max" + extra +
+		" FROM " + p.from() + " WHERE " + andAll(p.where) + " GROUP BY bucket ORDER BY bucket"
 	return Statement{SQL: sql, Args: p.b.args}, nil
 }
 
@@ -87,7 +91,8 @@ func AggregateUsage(d Dialect, q storage.CallsAggregateQuery) (Statement, error)
 	sql := p.withClause() + "SELECT " + p.bucket + " AS bucket, " + model + " AS model, " +
 		count("requests") + " AS requests, " + count("prompt_tokens", "input_tokens") + " AS prompt_tokens, " +
 		count("completion_tokens", "output_tokens") + " AS completion_tokens, " +
-		count("total_tokens") + " AS total_tokens FROM " + p.from() + join + " WHERE " + andAll(p.where) +
+		count("total_tokens") + " AS total_tokens, " + count("cache_read_input_tokens") + " AS cache_read_tokens, " +
+		count("cache_creation_input_tokens") + " AS cache_creation_tokens, count(*) AS entries FROM " + p.from() + join + " WHERE " + andAll(p.where) +
 		" GROUP BY bucket, model ORDER BY bucket, model"
 	return Statement{SQL: sql, Args: p.b.args}, nil
 }
@@ -112,7 +117,8 @@ func typedAggregateUsage(d TypedUsageDialect, p *aggregatePlan) Statement {
 func usageSums(d TypedUsageDialect, keys string, names []string, from, where string) string {
 	group := strings.Join(names, ", ")
 	typed := "SELECT " + keys + ", c.usage_model AS model, c.usage_requests AS requests, c.usage_prompt AS prompt, " +
-		"c.usage_completion AS completion, c.usage_total AS total FROM " + from + " WHERE " + where + " AND c.usage_models = 1"
+		"c.usage_completion AS completion, c.usage_total AS total, c.usage_cache_read AS cache_read, " +
+		"c.usage_cache_create AS cache_create FROM " + from + " WHERE " + where + " AND c.usage_models = 1"
 	entries := "SELECT " + keys + ", unnest(" + d.UsageEntries("c.summary") + ") AS _e FROM " + from +
 		" WHERE " + where + " AND (c.usage_models IS NULL OR c.usage_models > 1)"
 	count := func(keys ...string) string {
@@ -123,11 +129,13 @@ func usageSums(d TypedUsageDialect, keys string, names []string, from, where str
 		return strings.Join(terms, " + ")
 	}
 	parsed := "SELECT " + group + ", _e.key, " + count("requests") + ", " + count("prompt_tokens", "input_tokens") + ", " +
-		count("completion_tokens", "output_tokens") + ", " + count("total_tokens") + " FROM (" + entries + ")"
+		count("completion_tokens", "output_tokens") + ", " + count("total_tokens") + ", " + count("cache_read_input_tokens") + ", " +
+		count("cache_creation_input_tokens") + " FROM (" + entries + ")"
 	sum := func(col string) string {
 		return "coalesce(CAST(greatest(least(sum(" + col + "), 9.2e18), -9.2e18) AS BIGINT), 0)"
 	}
 	return "SELECT " + group + ", model, " + sum("requests") + " AS requests, " + sum("prompt") + " AS prompt_tokens, " +
-		sum("completion") + " AS completion_tokens, " + sum("total") + " AS total_tokens FROM (" + typed + " UNION ALL " + parsed +
+		sum("completion") + " AS completion_tokens, " + sum("total") + " AS total_tokens, " + sum("cache_read") + " AS cache_read_tokens, " +
+		sum("cache_create") + " AS cache_creation_tokens, count(*) AS entries FROM (" + typed + " UNION ALL " + parsed +
 		") GROUP BY " + group + ", model"
 }

@@ -42,7 +42,8 @@ var MinuteCountColumns = []string{"minute", "op_name", "is_root", "calls", "erro
 var MinuteBinColumns = []string{"minute", "op_name", "is_root", "bin", "n", "total"}
 
 // MinuteUsageColumns is the select list of MinuteUsage.
-var MinuteUsageColumns = []string{"minute", "op_name", "is_root", "model", "requests", "prompt_tokens", "completion_tokens", "total_tokens"}
+var MinuteUsageColumns = []string{"minute", "op_name", "is_root", "model", "requests", "prompt_tokens", "completion_tokens", "total_tokens",
+	"cache_read_tokens", "cache_creation_tokens", "entries"}
 
 // minutePlan is a MinuteSource rendered: its FROM and WHERE.
 type minutePlan struct {
@@ -53,7 +54,7 @@ type minutePlan struct {
 
 // callColumns are the calls columns the minute statements read.
 const minuteCallColumns = "project_id, op_name, parent_id, has_start, deleted_at, started_at, exception, latency_ms, " +
-	"usage_models, usage_model, usage_requests, usage_prompt, usage_completion, usage_total, summary"
+	"usage_models, usage_model, usage_requests, usage_prompt, usage_completion, usage_total, usage_cache_read, usage_cache_create, summary"
 
 func planMinutes(d Dialect, src MinuteSource) *minutePlan {
 	b := newBuilder(d)
