@@ -38,38 +38,8 @@ func (a *CallStatsAPI) Register(mux *http.ServeMux, wrap func(http.Handler) http
 	mux.Handle("POST /calls/stats", wrap(httpapi.JSON(a.logger, a.maxBytes, a.budget.json(a.stats))))
 }
 
-// The reference's bounds and granularity steps (stats_query_base.py).
-const (
-	maxStatsRange   = 31 * 24 * time.Hour
-	maxStatsBuckets = 10_000
-)
-
-// autoGranularity is the bucket width, in seconds, for a range of span
-// when the request names none: 5 minutes up to 2 hours, an hour up to 12
-// hours, 6 hours up to 3 days, 12 hours up to 14 days, a day beyond.
-func autoGranularity(span time.Duration) int64 {
-	switch {
-	case span <= 2*time.Hour:
-		return 300
-	case span <= 12*time.Hour:
-		return 3600
-	case span <= 3*24*time.Hour:
-		return 6 * 3600
-	case span <= 14*24*time.Hour:
-		return 12 * 3600
-	}
-	return 24 * 3600
-}
-
-// capGranularity widens g, when the range would hold more than
-// maxStatsBuckets of it, to the narrowest width that holds it in fewer.
-func capGranularity(g int64, span time.Duration) int64 {
-	secs := span.Seconds()
-	if secs/float64(g) <= maxStatsBuckets {
-		return g
-	}
-	return max(g, int64(secs/maxStatsBuckets)+1)
-}
+// maxStatsRange is the widest range /calls/stats answers.
+const maxStatsRange = 31 * 24 * time.Hour
 
 // statsRequest is CallStatsReq resolved: the range, the bucket grid and
 // the metrics to compute.
@@ -85,17 +55,8 @@ type statsRequest struct {
 	costs       costMetrics
 }
 
-// origin is where the first bucket starts: start floored to a multiple
-// of the granularity on the zone's wall clock (its offset at start), so
-// that a day's buckets start at the zone's midnight. In UTC, and in any
-// zone whose offset is a multiple of the granularity, this is the
-// reference's toStartOfInterval.
-func (r *statsRequest) origin() time.Time {
-	_, offset := r.start.In(r.loc).Zone()
-	local := r.start.Unix() + int64(offset)
-	floored := local - ((local%r.granularity)+r.granularity)%r.granularity
-	return time.Unix(floored-int64(offset), 0).UTC()
-}
+// origin is where the first bucket starts (bucketOrigin).
+func (r *statsRequest) origin() time.Time { return bucketOrigin(r.start, r.granularity, r.loc) }
 
 // bucketStarts lists every bucket of the range, empty ones too, as the
 // reference answers them.

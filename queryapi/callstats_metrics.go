@@ -158,14 +158,17 @@ func resolveSpec(field string, spec metricSpecIn, allowed []string, percentiles 
 		if !(p >= 0 && p <= 100) {
 			return m, &wire.FieldError{Field: f, Msg: fmt.Sprintf("Percentile must be between 0 and 100, got %v", p)}
 		}
-		m.percentiles = append(m.percentiles, percentile{alias: "p" + percentileText(p) + "_" + spec.Metric,
-			level: math.Round(p/100*1e6) / 1e6})
+		m.percentiles = append(m.percentiles, percentile{alias: percentileName(p) + "_" + spec.Metric, level: percentileLevel(p)})
 	}
 	if len(m.aggs) == 0 && len(m.percentiles) == 0 {
 		m.aggs = []string{"sum"}
 	}
 	return m, nil
 }
+
+// percentileLevel is percentile p (0-100) as a quantile level, rounded
+// so that levels compare equal however p was written.
+func percentileLevel(p float64) float64 { return math.Round(p/100*1e6) / 1e6 }
 
 // percentileText names a percentile as the reference does: whole ones as
 // integers, others as Python prints a float.

@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -168,9 +167,7 @@ type statColumn struct {
 	zero, integral bool
 }
 
-func percentileName(p float64) string {
-	return "p" + strconv.FormatFloat(p, 'f', -1, 64)
-}
+func percentileName(p float64) string { return "p" + percentileText(p) }
 
 func (a *FeedbackAPI) stats(r *http.Request, body []byte) (any, error) {
 	var (
@@ -231,10 +228,7 @@ func statsQuery(f storage.FeedbackFilter, metrics []metricSpec, granularity *int
 	if granularity != nil {
 		width = *granularity
 	}
-	// At most MaxFeedbackStatsBuckets buckets: widen as the reference does.
-	if secs := span.Seconds(); secs/float64(width) > storage.MaxFeedbackStatsBuckets {
-		width = max(width, int64(secs/storage.MaxFeedbackStatsBuckets)+1)
-	}
+	width = capGranularity(width, span)
 	q := storage.FeedbackStatsQuery{FeedbackFilter: f, BucketSeconds: width, Origin: bucketOrigin(f.Start, width, loc)}
 	var cols []statColumn
 	for i, m := range metrics {
@@ -248,41 +242,11 @@ func statsQuery(f storage.FeedbackFilter, metrics []metricSpec, granularity *int
 				zero: counts || agg == storage.StatSum || agg == storage.StatAvg, integral: counts})
 		}
 		for _, p := range m.Percentiles {
-			level := math.Round(p/100*1e6) / 1e6
-			q.Stats = append(q.Stats, storage.FeedbackStat{Metric: i, Func: storage.StatQuantile, Level: level})
+			q.Stats = append(q.Stats, storage.FeedbackStat{Metric: i, Func: storage.StatQuantile, Level: percentileLevel(p)})
 			cols = append(cols, statColumn{alias: percentileName(p) + "_" + slug, slug: slug, key: percentileName(p)})
 		}
 	}
 	return q, cols
-}
-
-// autoGranularity picks the reference's bucket width for a range.
-func autoGranularity(span time.Duration) int64 {
-	switch {
-	case span <= 2*time.Hour:
-		return 300
-	case span <= 12*time.Hour:
-		return 3600
-	case span <= 3*24*time.Hour:
-		return 6 * 3600
-	case span <= 14*24*time.Hour:
-		return 12 * 3600
-	}
-	return 24 * 3600
-}
-
-// bucketOrigin is the start of the bucket holding t, aligned as
-// ClickHouse's toStartOfInterval aligns in loc: widths in whole hours
-// from local midnight, others from the Unix epoch.
-func bucketOrigin(t time.Time, width int64, loc *time.Location) time.Time {
-	if width%3600 == 0 {
-		lt := t.In(loc)
-		midnight := time.Date(lt.Year(), lt.Month(), lt.Day(), 0, 0, 0, 0, loc)
-		n := int64(t.Sub(midnight)/time.Second) / width
-		return midnight.Add(time.Duration(n*width) * time.Second)
-	}
-	sec := t.Unix()
-	return time.Unix(sec-((sec%width)+width)%width, 0)
 }
 
 // statsBuckets answers every bucket of the range, empty ones included,
