@@ -84,6 +84,11 @@ func otlpReads(ctx context.Context, t *target, o options, project string, pool t
 			spans := sent(rng)
 			return map[string]any{"project_id": project, "filter": map[string]any{"trace_ids": []string{spans.At(rng.IntN(spans.Len())).TraceID().String()}}}
 		}},
+		{"calls/stats over 24 h (latency p50/p99, tokens, cost)", "/calls/stats", func(*rand.Rand) map[string]any {
+			return map[string]any{"project_id": project, "start": now.Add(-24 * time.Hour).UTC().Format(time.RFC3339),
+				"call_metrics": []map[string]any{{"metric": "call_count"}, {"metric": "latency_ms", "aggregations": []string{"avg"}, "percentiles": []float64{50, 99}}},
+				"usage_metrics": []map[string]any{{"metric": "total_tokens"}, {"metric": "total_cost"}}}
+		}},
 		{"project/stats", "/project/stats", func(*rand.Rand) map[string]any {
 			return map[string]any{"project_id": project}
 		}},
