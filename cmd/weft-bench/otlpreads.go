@@ -40,6 +40,7 @@ func otlpReads(ctx context.Context, t *target, o options, project string, pool t
 		}
 	}
 	now := time.Now()
+	var pageRoots []string // the UI calls page's roots, read once the load is readable
 	reads := []otlpRead{
 		{"call/read of a random call", "/call/read", func(rng *rand.Rand) map[string]any {
 			spans := sent(rng)
@@ -72,6 +73,9 @@ func otlpReads(ctx context.Context, t *target, o options, project string, pool t
 		{"UI calls page: its count", "/calls/query_stats", func(*rand.Rand) map[string]any {
 			return map[string]any{"project_id": project, "filter": map[string]any{"trace_roots_only": true}}
 		}},
+		{"calls/usage of the UI calls page (50 roots)", "/calls/usage", func(*rand.Rand) map[string]any {
+			return map[string]any{"project_id": project, "call_ids": pageRoots, "include_costs": true}
+		}},
 		{"calls/usage of 50 random calls", "/calls/usage", func(rng *rand.Rand) map[string]any {
 			ids := make([]string, 50)
 			for i := range ids {
@@ -86,7 +90,7 @@ func otlpReads(ctx context.Context, t *target, o options, project string, pool t
 		}},
 		{"calls/stats over 24 h (latency p50/p99, tokens, cost)", "/calls/stats", func(*rand.Rand) map[string]any {
 			return map[string]any{"project_id": project, "start": now.Add(-24 * time.Hour).UTC().Format(time.RFC3339),
-				"call_metrics": []map[string]any{{"metric": "call_count"}, {"metric": "latency_ms", "aggregations": []string{"avg"}, "percentiles": []float64{50, 99}}},
+				"call_metrics":  []map[string]any{{"metric": "call_count"}, {"metric": "latency_ms", "aggregations": []string{"avg"}, "percentiles": []float64{50, 99}}},
 				"usage_metrics": []map[string]any{{"metric": "total_tokens"}, {"metric": "total_cost"}}}
 		}},
 		{"project/stats", "/project/stats", func(*rand.Rand) map[string]any {
@@ -105,6 +109,19 @@ func otlpReads(ctx context.Context, t *target, o options, project string, pool t
 	client := &http.Client{Timeout: 5 * time.Minute}
 	if err := waitReadable(ctx, client, t, project, o.calls); err != nil {
 		return err
+	}
+	var page struct {
+		Calls []struct {
+			ID string `json:"id"`
+		} `json:"calls"`
+	}
+	pageBody, _ := json.Marshal(map[string]any{"project_id": project, "filter": map[string]any{"trace_roots_only": true},
+		"sort_by": []map[string]string{{"field": "started_at", "direction": "desc"}}, "limit": 50, "columns": []string{"id"}})
+	if err := postJSON(ctx, client, t, "/calls/query", pageBody, &page); err != nil {
+		return fmt.Errorf("the UI calls page's roots: %w", err)
+	}
+	for _, c := range page.Calls {
+		pageRoots = append(pageRoots, c.ID)
 	}
 	fmt.Printf("  reads over HTTP on %d stored spans, %d of each:\n", o.calls, o.queries)
 	rng := rand.New(rand.NewPCG(7, 7))

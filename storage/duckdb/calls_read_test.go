@@ -164,9 +164,9 @@ func TestFetchGroups(t *testing.T) {
 	}{
 		{"calls stored together: one range", keysAt(0, 100*time.Microsecond, 1500*time.Microsecond), 1},
 		{"ties", keysAt(time.Second, time.Second, 0), 1},
-		{"a range per call, one group", spread(maxLocatedRanges), 1},
-		{"one range more: two groups", spread(maxLocatedRanges + 1), 2},
-		{"as many ranges as fetched", spread(maxFetchRanges), maxFetchRanges / maxLocatedRanges},
+		{"a range per call, one group", spread(maxFetchGroupRanges), 1},
+		{"one range more: two groups", spread(maxFetchGroupRanges + 1), 2},
+		{"as many ranges as fetched", spread(maxFetchRanges), maxFetchRanges / maxFetchGroupRanges},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

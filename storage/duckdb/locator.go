@@ -30,8 +30,11 @@ const locatorFalseRate = 2e-5
 const maxLocatedIDs = 256
 
 // maxLocatedRanges bounds the time ranges one read is narrowed to: beyond
-// it the predicate costs more than the scan it saves.
-const maxLocatedRanges = 16
+// it the range scans cost more than the scan they save. Each range is a
+// scan of its own (sqlgen.RangeScans); on 10M calls 16 ids spread over a
+// day located to some 30 ranges took 40 ms this way against 650 ms
+// scanning, and 50 such ids 400 ms against 700 ms.
+const maxLocatedRanges = 64
 
 // callLocator narrows reads of a few calls or traces by id to the time
 // ranges that can hold them. The calls table has no index (one made every
