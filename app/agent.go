@@ -165,7 +165,7 @@ func (a *Agent) GRPCAddr() string {
 // finish, and closes the buffer; what is buffered and not yet forwarded
 // is forwarded after the next start.
 func (a *Agent) Serve(ctx context.Context) error {
-	if err := beginServing(ctx, a.cfg, a.metrics, a.logger, a.listener != nil, a.Listen); err != nil {
+	if err := beginServing(ctx, a.cfg, a.metrics.Handler(), a.logger, a.listener != nil, a.Listen); err != nil {
 		return errors.Join(err, a.shutdown())
 	}
 	errCh := startServing(a.httpSrv, a.listener, a.grpcSrv, a.grpcLn)

@@ -159,6 +159,7 @@ func (s *Server) build(ctx context.Context) error {
 	if err := s.buildInference(ctx); err != nil {
 		return errors.Join(err, s.write.shutdown(ctx))
 	}
+	s.write.setDefaultPrices(s.prices)
 	verifier := auth.StoreVerifier{Store: s.keys}
 	grpcLimits := append(grpcLimits(s.cfg.Connections).ServerOptions(), s.grpcCreds()...)
 	if s.grpcSrv, err = otlpreceiver.NewGRPCServer(s.cfg.OTLP, verifier, s.write.front, s.receiverSettings(otlpreceiver.ReceiverType), s.inflight, grpcLimits...); err != nil {
@@ -220,7 +221,7 @@ func (s *Server) Addr() string { return s.listener.Addr().String() }
 // requests finish (each waits for its commit), flush the ingest path, stop
 // the processor after its batch in hand, close storage.
 func (s *Server) Serve(ctx context.Context) error {
-	if err := beginServing(ctx, s.cfg, s.metrics, s.logger, s.listener != nil, s.Listen); err != nil {
+	if err := beginServing(ctx, s.cfg, s.privateMetricsHandler(), s.logger, s.listener != nil, s.Listen); err != nil {
 		return errors.Join(err, s.shutdown())
 	}
 	errCh := startServing(s.httpSrv, s.listener, s.grpcSrv, s.grpcLn)

@@ -10,7 +10,6 @@ import (
 	"google.golang.org/grpc"
 
 	"github.com/weftdev/weft/config"
-	"github.com/weftdev/weft/internal/telemetry"
 )
 
 // listen binds the HTTP listener and, when withGRPC, the OTLP/gRPC one
@@ -34,7 +33,7 @@ func listen(cfg config.Config, withGRPC bool) (ln, grpcLn net.Listener, err erro
 // beginServing binds the listeners with listen unless bound, and serves
 // pprof and /metrics on their own addresses when configured, until ctx
 // ends.
-func beginServing(ctx context.Context, cfg config.Config, m *telemetry.Metrics, logger *slog.Logger, bound bool, listen func() error) error {
+func beginServing(ctx context.Context, cfg config.Config, metrics http.Handler, logger *slog.Logger, bound bool, listen func() error) error {
 	if !bound {
 		if err := listen(); err != nil {
 			return err
@@ -49,7 +48,7 @@ func beginServing(ctx context.Context, cfg config.Config, m *telemetry.Metrics, 
 		return nil
 	}
 	mux := http.NewServeMux()
-	mux.Handle("GET /metrics", m.Handler())
+	mux.Handle("GET /metrics", metrics)
 	if err := serveAux(ctx, "metrics", cfg.MetricsListen, mux, logger); err != nil {
 		return fmt.Errorf("metrics_listen: %w", err)
 	}

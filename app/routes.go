@@ -68,7 +68,7 @@ func (s *Server) routes() http.Handler {
 	}
 	s.training.register(mux)
 	if s.cfg.MetricsListen == "" {
-		mux.Handle("GET /metrics", s.metrics.Handler())
+		mux.Handle("GET /metrics", s.apiMetricsHandler())
 	}
 	if s.roles.Ingest || s.roles.Query {
 		queryapi.NewObjectsAPI(s.automations.objects, max, s.logger, queries, gate).Register(mux, authn)

@@ -14,7 +14,9 @@ import (
 	"github.com/weftdev/weft/exporter/storageexporter"
 	"github.com/weftdev/weft/internal/kafkabase"
 	"github.com/weftdev/weft/internal/telemetry"
+	"github.com/weftdev/weft/pricing"
 	"github.com/weftdev/weft/processor/batchprocessor"
+	"github.com/weftdev/weft/processor/tracemetricsprocessor"
 	"github.com/weftdev/weft/receiver/kafkareceiver"
 	"github.com/weftdev/weft/storage"
 )
@@ -38,6 +40,9 @@ type writePath struct {
 	kafkaIn *kafkareceiver.Receiver
 	// kafkaOTLP consumes the OTLP topic (kafka_otlp); nil when off.
 	kafkaOTLP *kafkareceiver.Receiver
+	// traceMetrics counts stored calls (trace_metrics); nil when off or
+	// when this process stores no calls.
+	traceMetrics *tracemetricsprocessor.Processor
 	// parts start in order (exporters before the processors feeding
 	// them) and shut down in reverse.
 	parts   []component.Component
@@ -83,20 +88,39 @@ func buildWritePath(ctx context.Context, cfg config.Config, roles config.Roles, 
 	return w, nil
 }
 
-// storageChain is batch processor -> storage exporter -> store.
-func (w *writePath) storageChain(ctx context.Context, cfg config.Config, store storage.CallWriter, backendName, name string, m *telemetry.Metrics, logger *slog.Logger) (consumer.Calls, *storageexporter.Exporter, error) {
+// storageChain is batch processor -> (trace metrics ->) storage exporter
+// -> store.
+func (w *writePath) storageChain(ctx context.Context, cfg config.Config, store backend, backendName, name string, m *telemetry.Metrics, logger *slog.Logger) (consumer.Calls, *storageexporter.Exporter, error) {
 	ef := storageexporter.NewFactory()
 	exp, err := ef.Create(ctx, settings(ef.Type(), name, m, logger), cfg.WALConfig(), store, backendName)
 	if err != nil {
 		return nil, nil, err
 	}
+	w.parts = append(w.parts, exp)
+	var next consumer.Calls = exp
+	if cfg.TraceMetrics.Enabled {
+		set := settings(component.MustNewType("tracemetrics"), name, m, logger)
+		if w.traceMetrics, err = tracemetricsprocessor.New(set, cfg.TraceMetrics, exp, store, nil); err != nil {
+			return nil, nil, err
+		}
+		w.parts = append(w.parts, w.traceMetrics)
+		next = w.traceMetrics
+	}
 	pf := batchprocessor.NewFactory()
-	proc, err := pf.Create(ctx, settings(pf.Type(), name, m, logger), cfg.Pipeline, exp)
+	proc, err := pf.Create(ctx, settings(pf.Type(), name, m, logger), cfg.Pipeline, next)
 	if err != nil {
 		return nil, nil, err
 	}
-	w.parts = append(w.parts, exp, proc)
+	w.parts = append(w.parts, proc)
 	return proc, exp, nil
+}
+
+// setDefaultPrices gives trace metrics the default price table once the
+// gateway has added its models' prices to it.
+func (w *writePath) setDefaultPrices(t *pricing.Table) {
+	if w.traceMetrics != nil {
+		w.traceMetrics.SetDefaultPrices(t)
+	}
 }
 
 // kafkaChain is batch processor -> Kafka producer, the ingest role's path.

@@ -18,6 +18,7 @@ import (
 	"github.com/weftdev/weft/inference"
 	"github.com/weftdev/weft/internal/kafkabase"
 	"github.com/weftdev/weft/processor/batchprocessor"
+	"github.com/weftdev/weft/processor/tracemetricsprocessor"
 	"github.com/weftdev/weft/queryapi"
 	"github.com/weftdev/weft/receiver/kafkareceiver"
 	"github.com/weftdev/weft/receiver/otlpreceiver"
@@ -105,6 +106,8 @@ type Config struct {
 	// Training configures the training service: trainable base models,
 	// leases and the job queue.
 	Training training.Config `yaml:"training"`
+	// TraceMetrics counts stored calls into weft_app_* metrics (opt-in).
+	TraceMetrics tracemetricsprocessor.Config `yaml:"trace_metrics"`
 }
 
 // Default returns the documented defaults.
@@ -132,6 +135,7 @@ func Default() Config {
 		KafkaOTLP:       kafkareceiver.DefaultOTLPConfig(),
 		Agent:           forwardexporter.DefaultConfig(),
 		Training:        training.DefaultConfig(),
+		TraceMetrics:    tracemetricsprocessor.DefaultConfig(),
 	}
 }
 
@@ -188,6 +192,7 @@ func (c Config) Validate() error {
 		errs = append(errs, err)
 	}
 	errs = append(errs, c.Training.Validate()) // nil when valid: Join drops it
+	errs = append(errs, c.TraceMetrics.Validate())
 	return errors.Join(errs...)
 }
 

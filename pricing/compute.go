@@ -179,20 +179,37 @@ func levelRank(level string) int {
 	return 2
 }
 
+// Charges are what one model's usage costs at a price, per kind of token.
+type Charges struct {
+	Prompt, Completion, CacheRead, CacheCreation float64
+}
+
+// Total is the sum of the charges.
+func (c Charges) Total() float64 { return c.Prompt + c.Completion + c.CacheRead + c.CacheCreation }
+
+// Charge prices t at p. Cached input is billed at the cache rates, not the
+// input rate.
+func (p Price) Charge(t Tokens) Charges {
+	return Charges{
+		Prompt:        float64(t.Prompt-t.CacheRead-t.CacheCreation) * p.PromptTokenCost,
+		Completion:    float64(t.Completion) * p.CompletionTokenCost,
+		CacheRead:     float64(t.CacheRead) * p.CacheReadInputTokenCost,
+		CacheCreation: float64(t.CacheCreation) * p.CacheCreationInputTokenCost,
+	}
+}
+
 func cost(t Tokens, p Price) Cost {
 	prompt, completion, cacheRead, cacheCreate := t.Prompt, t.Completion, t.CacheRead, t.CacheCreation
+	c := p.Charge(t)
 	return Cost{
 		PromptTokens: prompt, CompletionTokens: completion,
 		Requests: t.Requests, TotalTokens: t.Total,
 		CacheReadInputTokens: cacheRead, CacheCreationInputTokens: cacheCreate,
 		PromptTokenCost: p.PromptTokenCost, CompletionTokenCost: p.CompletionTokenCost,
 		CacheReadInputTokenCost: p.CacheReadInputTokenCost, CacheCreationInputTokenCost: p.CacheCreationInputTokenCost,
-		// Cached input is billed at the cache rates, not the input rate.
-		PromptTokensTotalCost:             float64(prompt-cacheRead-cacheCreate) * p.PromptTokenCost,
-		CompletionTokensTotalCost:         float64(completion) * p.CompletionTokenCost,
-		CacheReadInputTokensTotalCost:     float64(cacheRead) * p.CacheReadInputTokenCost,
-		CacheCreationInputTokensTotalCost: float64(cacheCreate) * p.CacheCreationInputTokenCost,
-		PromptTokenCostUnit:               p.PromptTokenCostUnit, CompletionTokenCostUnit: p.CompletionTokenCostUnit,
+		PromptTokensTotalCost: c.Prompt, CompletionTokensTotalCost: c.Completion,
+		CacheReadInputTokensTotalCost: c.CacheRead, CacheCreationInputTokensTotalCost: c.CacheCreation,
+		PromptTokenCostUnit: p.PromptTokenCostUnit, CompletionTokenCostUnit: p.CompletionTokenCostUnit,
 		EffectiveDate: FormatTime(p.EffectiveDate), ProviderID: p.ProviderID,
 		PricingLevel: p.Level, PricingLevelID: p.LevelID,
 		CreatedBy: p.CreatedBy, CreatedAt: FormatTime(p.CreatedAt),

@@ -162,6 +162,10 @@ func parseDate(s string) (time.Time, error) {
 // Len is the number of price rows.
 func (t *Table) Len() int { return t.n }
 
+// Rows returns the rows of one model (any date); the caller must not
+// change them.
+func (t *Table) Rows(llmID string) []Price { return t.byLLM[llmID] }
+
 // For returns the rows of the given models (all rows of each, any date).
 func (t *Table) For(llmIDs []string) []Price {
 	var out []Price
