@@ -18,10 +18,18 @@ type recordingWriter struct {
 	mu      sync.Mutex
 	batches [][]storage.CallOp
 	gate    chan struct{} // when set, each write waits for a receive
+	entered chan struct{} // when set, each write says so before the gate
 	fail    func([]storage.CallOp) error
+	opened  sync.Once
 }
 
+// open lets every write through the gate, once.
+func (w *recordingWriter) open() { w.opened.Do(func() { close(w.gate) }) }
+
 func (w *recordingWriter) ConsumeCalls(_ context.Context, ops []storage.CallOp) ([]storage.CallOpResult, error) {
+	if w.entered != nil {
+		w.entered <- struct{}{}
+	}
 	if w.gate != nil {
 		<-w.gate
 	}
@@ -78,7 +86,7 @@ func TestSubmitOverloadAnswersAtOnce(t *testing.T) {
 	if _, err := q.ConsumeCalls(context.Background(), []storage.CallOp{startOp("c")}); !errors.Is(err, consumer.ErrOverloaded) {
 		t.Fatalf("third submit err = %v, want consumer.ErrOverloaded", err)
 	}
-	close(w.gate)
+	w.open()
 	for range 2 {
 		if err := <-done; err != nil {
 			t.Fatal(err)
@@ -87,7 +95,7 @@ func TestSubmitOverloadAnswersAtOnce(t *testing.T) {
 }
 
 func TestGroupCommitSharesOneWrite(t *testing.T) {
-	w := &recordingWriter{gate: make(chan struct{})}
+	w := &recordingWriter{gate: make(chan struct{}), entered: make(chan struct{}, 8)}
 	q := newTestQueue(t, DefaultConfig(), w)
 	var wg sync.WaitGroup
 	for _, id := range []string{"first", "a", "b", "c"} {
@@ -95,7 +103,7 @@ func TestGroupCommitSharesOneWrite(t *testing.T) {
 		go func() { defer wg.Done(); _, _ = q.ConsumeCalls(context.Background(), []storage.CallOp{startOp(id)}) }()
 		if id == "first" {
 			// let the writer pick up "first" and block on the gate
-			waitFor(t, func() bool { return pickedUp(q, 1) })
+			holding(t, w)
 		}
 	}
 	waitFor(t, func() bool { return len(q.pending) == 3 })
@@ -109,7 +117,7 @@ func TestGroupCommitSharesOneWrite(t *testing.T) {
 
 func TestFailedBatchRetriesRequestsAlone(t *testing.T) {
 	bad := errors.New("bad row")
-	w := &recordingWriter{gate: make(chan struct{}), fail: func(ops []storage.CallOp) error {
+	w := &recordingWriter{gate: make(chan struct{}), entered: make(chan struct{}, 8), fail: func(ops []storage.CallOp) error {
 		for _, op := range ops {
 			if op.Part != nil && op.Part.Call.ID == "poison" {
 				return bad
@@ -131,11 +139,11 @@ func TestFailedBatchRetriesRequestsAlone(t *testing.T) {
 			mu.Unlock()
 		}()
 		if id == "blocker" {
-			waitFor(t, func() bool { return pickedUp(q, 1) })
+			holding(t, w)
 		}
 	}
 	waitFor(t, func() bool { return len(q.pending) == 3 })
-	close(w.gate)
+	w.open()
 	wg.Wait()
 	if errs["good1"] != nil || errs["good2"] != nil || errs["blocker"] != nil || !errors.Is(errs["poison"], bad) {
 		t.Fatalf("errors = %v", errs)
@@ -194,12 +202,20 @@ func waitFor(t *testing.T, cond func() bool) {
 	}
 }
 
-// pickedUp reports that n ops are admitted and none wait in the channel:
-// the writer holds them.
-func pickedUp(q *Processor, n int) bool {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	return q.queuedOps == n && len(q.pending) == 0
+// holding waits until the writer is in a write, held at its gate: the
+// ops of that write left the queue. (Counting the queue instead raced
+// with admission, which counts a request before it enters the channel,
+// and let the writer take later requests into its first batch.) Should
+// the test fail from here on, the gate opens before the processor's
+// shutdown waits for the writer.
+func holding(t *testing.T, w *recordingWriter) {
+	t.Helper()
+	t.Cleanup(w.open)
+	select {
+	case <-w.entered:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the writer did not start a write in 5s")
+	}
 }
 
 // A request admitted just before Shutdown must be exported and answered,
