@@ -29,7 +29,7 @@ func (s *Service) CreateAutomation(ctx context.Context, a storage.Automation) (s
 // (none when ScopeCollection is nil).
 type AutomationPatch struct {
 	Name, Description, Scope, ScopeCollection, CollectionFilter *string
-	Event, AliasRegex, WebhookID, Payload                       *string
+	Event, AliasRegex, WebhookID, Payload, Condition            *string
 	Enabled                                                     *bool
 }
 
@@ -40,7 +40,7 @@ func (p AutomationPatch) Apply(a *storage.Automation) {
 	}
 	for dst, v := range map[*string]*string{&a.Name: p.Name, &a.Description: p.Description, &a.Collection: p.ScopeCollection,
 		&a.CollectionFilter: p.CollectionFilter, &a.Event: p.Event, &a.AliasRegex: p.AliasRegex,
-		&a.WebhookID: p.WebhookID, &a.Payload: p.Payload} {
+		&a.WebhookID: p.WebhookID, &a.Payload: p.Payload, &a.Condition: p.Condition} {
 		set(dst, v)
 	}
 	set(&a.Enabled, p.Enabled)
@@ -89,7 +89,7 @@ func (s *Service) checkAutomation(ctx context.Context, a *storage.Automation) er
 	if strings.TrimSpace(a.Payload) == "" {
 		a.Payload = emptyPayload
 	}
-	return checkPayload(a.Payload, w, a.ProjectID, s.d.MaxPayloadBytes)
+	return checkPayload(*a, w, s.d.MaxPayloadBytes)
 }
 
 // ListAutomations lists a project's automations.
