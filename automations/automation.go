@@ -44,6 +44,9 @@ func (p AutomationPatch) Apply(a *storage.Automation) {
 		set(dst, v)
 	}
 	set(&a.Enabled, p.Enabled)
+	if p.Event != nil && p.Condition == nil && a.Event != storage.EventCallAlert {
+		a.Condition = "" // an alert turned into an artifact automation keeps no condition
+	}
 }
 
 // UpdateAutomation applies a patch, checking the result as a whole.

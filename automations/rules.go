@@ -115,6 +115,9 @@ func checkEvent(a *storage.Automation) error {
 	if a.Event != storage.EventLinkArtifact && a.Event != storage.EventAddArtifactAlias {
 		return invalid("event", "%q is not one of LINK_ARTIFACT, ADD_ARTIFACT_ALIAS, CALL_ALERT", a.Event)
 	}
+	if a.Condition == "null" {
+		a.Condition = ""
+	}
 	if a.Condition != "" {
 		return invalid("condition", "only a CALL_ALERT automation has a condition")
 	}
