@@ -122,13 +122,14 @@ func alertKey(projectID, automationID string) string { return projectID + "\x00"
 // and the other evaluations together; states is updated in place.
 func (a *Alerts) evaluateAll(ctx context.Context, autos []storage.Automation, states map[string]storage.AlertState, now time.Time) error {
 	var unchanged []storage.AlertState
+	windows := map[windowKey]*window{} // alerts on the same calls and window share one aggregate
 	for _, au := range autos {
 		cond, err := ParseCondition(json.RawMessage(au.Condition))
 		if err != nil {
 			a.logger.Warn("alerts: skipping an automation whose condition no longer parses", "automation", au.ID, "err", err)
 			continue
 		}
-		m, err := a.measure.Measure(ctx, au.ProjectID, cond, now)
+		m, err := a.measureShared(ctx, windows, au.ProjectID, cond, now)
 		if err != nil {
 			if ctx.Err() != nil {
 				return ctx.Err()
@@ -156,6 +157,21 @@ func (a *Alerts) evaluateAll(ctx context.Context, autos []storage.Automation, st
 		}
 	}
 	return a.store.SaveAlertStates(ctx, unchanged)
+}
+
+// measureShared measures c, aggregating its window only when no alert
+// before it in the round had the same one.
+func (a *Alerts) measureShared(ctx context.Context, windows map[windowKey]*window, projectID string, c Condition, now time.Time) (Measurement, error) {
+	key := c.windowKey(projectID)
+	w, ok := windows[key]
+	if !ok {
+		var err error
+		if w, err = a.measure.window(ctx, projectID, c, now); err != nil {
+			return Measurement{}, err
+		}
+		windows[key] = w
+	}
+	return a.measure.value(ctx, projectID, c, w)
 }
 
 // Step is one evaluation of an alert in state prev: the condition holds
