@@ -150,7 +150,7 @@ func (s *Server) build(ctx context.Context) error {
 	if err := s.write.start(ctx); err != nil {
 		return err
 	}
-	if s.automations, err = buildAutomations(ctx, s.cfg, s.roles, s.store, s.metrics, s.logger); err != nil {
+	if s.automations, err = buildAutomations(ctx, s.cfg, s.roles, s.store, s.usageCost, s.metrics, s.logger); err != nil {
 		return errors.Join(err, s.write.shutdown(ctx))
 	}
 	if err := s.buildTraining(ctx); err != nil {

@@ -24,6 +24,7 @@ import (
 	"github.com/weftdev/weft/automations/secretbox"
 	"github.com/weftdev/weft/config"
 	"github.com/weftdev/weft/internal/telemetry"
+	"github.com/weftdev/weft/queryapi"
 	"github.com/weftdev/weft/storage"
 )
 
@@ -32,7 +33,10 @@ import (
 // and, in a process that delivers, the loops that dispatch events and
 // send deliveries.
 type automationsPart struct {
-	svc     *automations.Service
+	svc *automations.Service
+	// alerts evaluates CALL_ALERT automations (in a process that
+	// delivers) and knows the enforced budgets that are firing.
+	alerts  *automations.Alerts
 	objects storage.ObjectStore
 	loops   []func(context.Context) error
 	closers []func() error
@@ -52,7 +56,8 @@ type automationsDeps struct {
 // buildAutomations wires automations for the configured store and roles.
 // Events go into the store's outbox, or with Kafka onto the events topic;
 // the process role dispatches both and sends the deliveries.
-func buildAutomations(ctx context.Context, cfg config.Config, roles config.Roles, store backend, metrics *telemetry.Metrics, logger *slog.Logger) (*automationsPart, error) {
+func buildAutomations(ctx context.Context, cfg config.Config, roles config.Roles, store backend, price automations.UsagePricer,
+	metrics *telemetry.Metrics, logger *slog.Logger) (*automationsPart, error) {
 	d, err := newAutomationsDeps(cfg, store, logger)
 	if err != nil {
 		return nil, err
@@ -72,9 +77,14 @@ func buildAutomations(ctx context.Context, cfg config.Config, roles config.Roles
 		part.loops = append(part.loops, outbox.Run, d.worker.Run)
 		registerDeliveryMetrics(metrics, d.worker, store)
 	}
+	measure := automations.Measurer{Calls: store, Price: price}
+	part.alerts = automations.NewAlerts(store, measure, d.disp, d.worker.Wake, automations.AlertsOptions{
+		Interval: ac.AlertInterval, Owner: leaseOwner(), PublicURL: ac.PublicURL, Evaluate: roles.Process},
+		logger.With("component", "alerts"), time.Now)
+	part.loops = append(part.loops, part.alerts.Run)
 	part.objects = automations.NewObjects(store, sink, time.Now)
 	part.svc = automations.NewService(automations.Deps{Store: store, Objects: store, Events: sink, Box: d.box, Guard: d.guard,
-		Sender: d.sender, MaxPayloadBytes: ac.MaxPayloadBytes, Wake: d.worker.Wake})
+		Sender: d.sender, MaxPayloadBytes: ac.MaxPayloadBytes, Wake: d.worker.Wake, Measure: measure, PublicURL: ac.PublicURL})
 	return part, nil
 }
 
@@ -195,4 +205,10 @@ func registerDeliveryMetrics(m *telemetry.Metrics, w *delivery.Worker, store sto
 			}
 			return float64(n)
 		}))
+}
+
+// usageCost prices usage for cost alerts as include_costs does: the
+// project's prices, then the defaults (with the catalog's, once built).
+func (s *Server) usageCost(ctx context.Context, projectID string, usage []storage.ModelUsageBucket) (float64, error) {
+	return queryapi.UsageCost(ctx, queryapi.CallExtras{Prices: s.store, Defaults: s.prices}, projectID, usage)
 }

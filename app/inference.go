@@ -36,7 +36,7 @@ func (s *Server) buildInference(ctx context.Context) error {
 	s.gateway, err = inference.New(inference.Options{
 		Config: s.cfg.Inference, Catalog: cat, Keys: auth.StoreVerifier{Store: s.keys}, Recorder: rec,
 		Inflight: s.inflight, Registry: s.metrics.Registry, Logger: s.logger.With("component", "inference"),
-		Adapters: s.training.adapters(),
+		Adapters: s.training.adapters(), Budgets: s.automations.alerts,
 	})
 	return err
 }

@@ -29,7 +29,7 @@ func (s *Service) CreateAutomation(ctx context.Context, a storage.Automation) (s
 // (none when ScopeCollection is nil).
 type AutomationPatch struct {
 	Name, Description, Scope, ScopeCollection, CollectionFilter *string
-	Event, AliasRegex, WebhookID, Payload                       *string
+	Event, AliasRegex, WebhookID, Payload, Condition            *string
 	Enabled                                                     *bool
 }
 
@@ -40,10 +40,13 @@ func (p AutomationPatch) Apply(a *storage.Automation) {
 	}
 	for dst, v := range map[*string]*string{&a.Name: p.Name, &a.Description: p.Description, &a.Collection: p.ScopeCollection,
 		&a.CollectionFilter: p.CollectionFilter, &a.Event: p.Event, &a.AliasRegex: p.AliasRegex,
-		&a.WebhookID: p.WebhookID, &a.Payload: p.Payload} {
+		&a.WebhookID: p.WebhookID, &a.Payload: p.Payload, &a.Condition: p.Condition} {
 		set(dst, v)
 	}
 	set(&a.Enabled, p.Enabled)
+	if p.Event != nil && p.Condition == nil && a.Event != storage.EventCallAlert {
+		a.Condition = "" // an alert turned into an artifact automation keeps no condition
+	}
 }
 
 // UpdateAutomation applies a patch, checking the result as a whole.
@@ -89,7 +92,7 @@ func (s *Service) checkAutomation(ctx context.Context, a *storage.Automation) er
 	if strings.TrimSpace(a.Payload) == "" {
 		a.Payload = emptyPayload
 	}
-	return checkPayload(a.Payload, w, a.ProjectID, s.d.MaxPayloadBytes)
+	return checkPayload(*a, w, s.d.MaxPayloadBytes)
 }
 
 // ListAutomations lists a project's automations.

@@ -133,15 +133,21 @@ func (d *Dispatcher) prepare(ctx context.Context, entity, id string, hooks map[s
 // render fills the payload in twice: for sending, and with secret values
 // masked for the history. A non-empty reason says why it cannot be sent.
 func (d *Dispatcher) render(a storage.Automation, e storage.ArtifactEvent, alias string, ph *preparedHook) (body, preview []byte, reason string) {
+	return d.renderWith(a.Payload, ph, func(c credentials) template.Lookup { return eventVars(e, alias, c) })
+}
+
+// renderWith renders payload with the variables vars gives for a
+// webhook's credentials, plain and masked.
+func (d *Dispatcher) renderWith(payload string, ph *preparedHook, vars func(credentials) template.Lookup) (body, preview []byte, reason string) {
 	if ph.missing != "" {
 		return nil, nil, ph.missing
 	}
-	tmpl, err := template.Parse(a.Payload)
+	tmpl, err := template.Parse(payload)
 	if err == nil {
-		body, err = tmpl.Render(eventVars(e, alias, ph.creds), d.maxPayload)
+		body, err = tmpl.Render(vars(ph.creds), d.maxPayload)
 	}
 	if err == nil {
-		preview, err = tmpl.Render(eventVars(e, alias, ph.creds.masked()), 0)
+		preview, err = tmpl.Render(vars(ph.creds.masked()), 0)
 	}
 	if err != nil {
 		return nil, nil, "payload: " + err.Error()

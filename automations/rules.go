@@ -109,8 +109,17 @@ func checkEvent(a *storage.Automation) error {
 	if a.Event == "LINK_MODEL" {
 		a.Event = storage.EventLinkArtifact
 	}
+	if a.Event == storage.EventCallAlert {
+		return checkAlert(a)
+	}
 	if a.Event != storage.EventLinkArtifact && a.Event != storage.EventAddArtifactAlias {
-		return invalid("event", "%q is not one of LINK_ARTIFACT, ADD_ARTIFACT_ALIAS", a.Event)
+		return invalid("event", "%q is not one of LINK_ARTIFACT, ADD_ARTIFACT_ALIAS, CALL_ALERT", a.Event)
+	}
+	if a.Condition == "null" {
+		a.Condition = ""
+	}
+	if a.Condition != "" {
+		return invalid("condition", "only a CALL_ALERT automation has a condition")
 	}
 	if a.AliasRegex == "" {
 		if a.Event == storage.EventAddArtifactAlias {
@@ -127,19 +136,46 @@ func checkEvent(a *storage.Automation) error {
 	return nil
 }
 
+// checkAlert checks a CALL_ALERT automation: a project scope without
+// collection or alias filters, and a condition, stored in its checked
+// form.
+func checkAlert(a *storage.Automation) error {
+	if a.Scope != ScopeProject {
+		return invalid("scope.type", "a CALL_ALERT automation watches its project's calls; use type project")
+	}
+	if a.CollectionFilter != "" || a.AliasRegex != "" {
+		return invalid("collection_filter", "a CALL_ALERT automation takes no collection_filter or alias_regex")
+	}
+	c, err := ParseCondition(json.RawMessage(a.Condition))
+	if err != nil {
+		return err
+	}
+	norm, err := json.Marshal(c)
+	if err != nil {
+		return err
+	}
+	a.Condition = string(norm)
+	return nil
+}
+
 // checkPayload parses the template, refuses variables the webhook does
 // not offer, and renders it with sample values: the result must be JSON,
 // since deliveries are sent as application/json.
-func checkPayload(payload string, w storage.Webhook, projectID string, maxBytes int) error {
-	tmpl, err := template.Parse(payload)
+func checkPayload(a storage.Automation, w storage.Webhook, maxBytes int) error {
+	tmpl, err := template.Parse(a.Payload)
 	if err != nil {
 		return invalid("payload", "%v", err)
 	}
-	if err := tmpl.Check(knownVars(w)); err != nil {
-		return invalid("payload", "%v (webhook %s offers the variables of the docs, artifact_metadata.<KEY>%s)", err, w.Name, offered(w))
-	}
 	sample := credentials{token: "token", secretName: w.SigningSecret, secret: "secret"}
-	body, err := tmpl.Render(eventVars(sampleEvent(projectID, time.Unix(0, 0)), "alias", sample), maxBytes)
+	known, vars, docs := knownVars(w), eventVars(sampleEvent(a.ProjectID, time.Unix(0, 0)), "alias", sample), "artifact_metadata.<KEY>"
+	if a.Event == storage.EventCallAlert {
+		cond, _ := ParseCondition(json.RawMessage(a.Condition)) // checked before
+		known, vars, docs = knownAlertVars(w), alertVars(sampleAlertNotice(a, cond, time.Unix(0, 0)), sample), strings.Join(alertVarNames, ", ")
+	}
+	if err := tmpl.Check(known); err != nil {
+		return invalid("payload", "%v (webhook %s offers the variables of the docs, %s%s)", err, w.Name, docs, offered(w))
+	}
+	body, err := tmpl.Render(vars, maxBytes)
 	if err != nil {
 		return invalid("payload", "%v", err)
 	}

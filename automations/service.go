@@ -29,6 +29,10 @@ type Deps struct {
 	// Wake tells the delivery worker a delivery is due (after a
 	// redelivery); nil when no worker runs in this process.
 	Wake func()
+	// Measure measures alert conditions for /automations/alerts/evaluate.
+	Measure Measurer
+	// PublicURL starts the calls_url of evaluations ("" gives a path).
+	PublicURL string
 }
 
 // Service manages secrets, webhooks and automations. Callers authorise

@@ -40,7 +40,7 @@ var builtinVars = []string{VarProjectName, VarEntityName, VarEventType, VarEvent
 
 // reservedName reports names a secret may not take: they are variables.
 func reservedName(name string) bool {
-	return name == VarAccessToken || slices.Contains(builtinVars, name)
+	return name == VarAccessToken || slices.Contains(builtinVars, name) || slices.Contains(alertVarNames, name)
 }
 
 // knownVars says which variables payloads sent to w may use: the

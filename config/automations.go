@@ -39,6 +39,13 @@ type Automations struct {
 	// process role when kafka_brokers is set. Default
 	// weft.automation-events.
 	EventsTopic string `yaml:"events_topic"`
+	// AlertInterval is how often CALL_ALERT conditions are evaluated
+	// (by one process of a deployment). 60s; at least 1s.
+	AlertInterval time.Duration `yaml:"alert_interval"`
+	// PublicURL is the address users reach this server's UI at, which
+	// alert payloads' calls_url starts with; without it the link is a
+	// path. Default none.
+	PublicURL string `yaml:"public_url"`
 }
 
 // AutomationsRetry is an exponential backoff with jitter: the pause
@@ -56,7 +63,7 @@ func DefaultAutomations() Automations {
 		Retry:          AutomationsRetry{InitialInterval: 5 * time.Second, MaxInterval: time.Hour, MaxElapsed: 72 * time.Hour},
 		RequestTimeout: 15 * time.Second, MaxResponseBytes: 64 << 10, MaxPayloadBytes: 256 << 10,
 		Workers: 16, DisableAfter: 120 * time.Hour, PollInterval: time.Second,
-		EventsTopic: "weft.automation-events",
+		EventsTopic: "weft.automation-events", AlertInterval: time.Minute,
 	}
 }
 
@@ -107,6 +114,12 @@ func (a Automations) validate() []error {
 	}
 	if a.MaxResponseBytes < 1 || a.MaxPayloadBytes < 1024 || a.Workers < 1 {
 		errs = append(errs, fmt.Errorf("automations: max_response_bytes and workers must be at least 1, max_payload_bytes at least 1024"))
+	}
+	if a.AlertInterval < time.Second {
+		errs = append(errs, fmt.Errorf("automations.alert_interval: %s must be at least 1s", a.AlertInterval))
+	}
+	if a.PublicURL != "" && !strings.HasPrefix(a.PublicURL, "http://") && !strings.HasPrefix(a.PublicURL, "https://") {
+		errs = append(errs, fmt.Errorf("automations.public_url: %q must start with http:// or https://", a.PublicURL))
 	}
 	if a.EventsTopic == "" {
 		errs = append(errs, fmt.Errorf("automations.events_topic: must not be empty"))

@@ -17,7 +17,7 @@ func TestAutomationsSettings(t *testing.T) {
 	}
 	a := cfg.Automations
 	if a.Retry != (AutomationsRetry{InitialInterval: time.Second, MaxInterval: time.Hour, MaxElapsed: 72 * time.Hour}) ||
-		a.RequestTimeout != 3*time.Second || a.Workers != DefaultAutomations().Workers {
+		a.RequestTimeout != 3*time.Second || a.Workers != DefaultAutomations().Workers || a.AlertInterval != time.Minute {
 		t.Fatalf("automations = %+v", a)
 	}
 	nets, err := a.Networks()
@@ -36,6 +36,8 @@ func TestAutomationsSettings(t *testing.T) {
 		"automations:\n  workers: 0\n":                                      "workers",
 		"automations:\n  events_topic: \"\"\n":                              "automations.events_topic",
 		"automations:\n  retries: 3\n":                                      "retries",
+		"automations:\n  alert_interval: 500ms\n":                           "automations.alert_interval",
+		"automations:\n  public_url: weft.example.com\n":                    "automations.public_url",
 	} {
 		if _, err := Load([]string{"--config", writeFile(t, body)}, env(nil)); err == nil || !strings.Contains(err.Error(), key) {
 			t.Errorf("%q: error %v, want one naming %s", body, err, key)

@@ -53,6 +53,9 @@ type Options struct {
 	// Adapters resolves models naming trained checkpoints; nil: such
 	// models are unknown.
 	Adapters Adapters
+	// Budgets names a project's enforced budget while it is exceeded;
+	// nil: no budgets.
+	Budgets Budgets
 }
 
 // Gateway serves the inference endpoints.
@@ -68,6 +71,7 @@ type Gateway struct {
 	client   *upstreamClient
 	metrics  *metrics
 	adapters Adapters
+	budgets  Budgets
 	now      func() time.Time
 }
 
@@ -83,7 +87,7 @@ func New(o Options) (*Gateway, error) {
 	return &Gateway{cfg: o.Config, catalog: o.Catalog, keys: o.Keys, recorder: o.Recorder, inflight: o.Inflight,
 		logger: o.Logger, limits: newLimiter(o.Config.MaxConcurrentPerProject, o.Config.ProjectConcurrency),
 		keyCaps: newLimiter(o.Config.MaxConcurrentPerKey, nil), client: newUpstreamClient(o.Config, o.Transport),
-		metrics: m, adapters: o.Adapters, now: time.Now}, nil
+		metrics: m, adapters: o.Adapters, budgets: o.Budgets, now: time.Now}, nil
 }
 
 // Register adds the routes. The /v1 routes authenticate on their own and

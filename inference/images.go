@@ -109,6 +109,9 @@ func (g *Gateway) openImage(r *http.Request) (*exchange, *catalog.Model, error) 
 	if err != nil {
 		return nil, nil, err
 	}
+	if err := g.budgetError(req.ProjectID); err != nil {
+		return nil, nil, err
+	}
 	in := req.Inputs
 	switch {
 	case in.Model == "":

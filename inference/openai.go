@@ -40,6 +40,9 @@ func (g *Gateway) openChat(r *http.Request) (*exchange, map[string]json.RawMessa
 	if e != nil {
 		return nil, nil, e
 	}
+	if e := g.checkBudget(project); e != nil {
+		return nil, nil, e
+	}
 	body, e := g.readBody(r)
 	if e != nil {
 		return nil, nil, e

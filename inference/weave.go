@@ -133,6 +133,9 @@ func (g *Gateway) openWeave(r *http.Request, stream bool) (*exchange, map[string
 	if err != nil {
 		return nil, nil, err
 	}
+	if err := g.budgetError(req.ProjectID); err != nil {
+		return nil, nil, err
+	}
 	fields, stored, err := weaveInputs(req.Inputs, stream)
 	if err != nil {
 		return nil, nil, err

@@ -71,9 +71,12 @@ type Automation struct {
 	WebhookID        string
 	Payload          string
 	Enabled          bool
-	CreatedBy        string
-	CreatedAt        time.Time
-	UpdatedAt        time.Time
+	// Condition is a CALL_ALERT automation's condition (JSON); "" for
+	// artifact events.
+	Condition string
+	CreatedBy string
+	CreatedAt time.Time
+	UpdatedAt time.Time
 }
 
 // ArtifactEvent is a link or alias change of an object version, as it
@@ -217,4 +220,5 @@ type AutomationsBackend interface {
 	AutomationStore
 	EventOutbox
 	DeliveryStore
+	AlertStore
 }

@@ -34,21 +34,23 @@ func New(svc *automations.Service, maxBodyBytes int64, logger *slog.Logger) *API
 // every handler.
 func (a *API) Register(mux *http.ServeMux, wrap func(http.Handler) http.Handler) {
 	for pattern, h := range map[string]httpapi.BodyHandler{
-		"POST /secrets/create":         a.createSecret,
-		"POST /secrets/list":           a.listSecrets,
-		"POST /secrets/delete":         a.deleteSecret,
-		"POST /webhooks/create":        a.createWebhook,
-		"POST /webhooks/list":          a.listWebhooks,
-		"POST /webhooks/update":        a.updateWebhook,
-		"POST /webhooks/delete":        a.deleteWebhook,
-		"POST /webhooks/test":          a.testWebhook,
-		"POST /automations/create":     a.createAutomation,
-		"POST /automations/list":       a.listAutomations,
-		"POST /automations/update":     a.updateAutomation,
-		"POST /automations/delete":     a.deleteAutomation,
-		"POST /automations/deliveries": a.deliveries,
-		"POST /automations/redeliver":  a.redeliver,
-		"POST /artifacts/link":         a.link,
+		"POST /secrets/create":              a.createSecret,
+		"POST /secrets/list":                a.listSecrets,
+		"POST /secrets/delete":              a.deleteSecret,
+		"POST /webhooks/create":             a.createWebhook,
+		"POST /webhooks/list":               a.listWebhooks,
+		"POST /webhooks/update":             a.updateWebhook,
+		"POST /webhooks/delete":             a.deleteWebhook,
+		"POST /webhooks/test":               a.testWebhook,
+		"POST /automations/create":          a.createAutomation,
+		"POST /automations/list":            a.listAutomations,
+		"POST /automations/update":          a.updateAutomation,
+		"POST /automations/delete":          a.deleteAutomation,
+		"POST /automations/deliveries":      a.deliveries,
+		"POST /automations/redeliver":       a.redeliver,
+		"POST /automations/alerts/history":  a.alertHistory,
+		"POST /automations/alerts/evaluate": a.alertEvaluate,
+		"POST /artifacts/link":              a.link,
 	} {
 		mux.Handle(pattern, wrap(httpapi.JSON(a.logger, a.maxBytes, h)))
 	}

@@ -35,12 +35,13 @@ type automationFields struct {
 	name, description, event, aliasRegex, filter, webhookID *string
 	payload                                                 payload
 	enabled                                                 *bool
+	condition                                               *json.RawMessage
 }
 
 func (f *automationFields) wire(fields wire.Fields) wire.Fields {
 	for k, v := range map[string]any{"scope": &f.scope, "name": &f.name, "description": &f.description, "event": &f.event,
 		"alias_regex": &f.aliasRegex, "collection_filter": &f.filter, "webhook_id": &f.webhookID,
-		"payload": &f.payload, "enabled": &f.enabled} {
+		"payload": &f.payload, "enabled": &f.enabled, "condition": &f.condition} {
 		fields[k] = v
 	}
 	return fields
@@ -51,6 +52,10 @@ func (f *automationFields) patch() automations.AutomationPatch {
 		Event: f.event, AliasRegex: f.aliasRegex, WebhookID: f.webhookID, Payload: f.payload.text, Enabled: f.enabled}
 	if f.scope != nil {
 		p.Scope, p.ScopeCollection = &f.scope.Type, &f.scope.Collection
+	}
+	if f.condition != nil {
+		text := string(*f.condition)
+		p.Condition = &text
 	}
 	return p
 }
@@ -69,7 +74,7 @@ func (a *API) createAutomation(r *http.Request, body []byte) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return map[string]any{"id": au.ID, "automation": newAutomation(au)}, nil
+	return map[string]any{"id": au.ID, "automation": a.withAlert(r, au)}, nil
 }
 
 func (a *API) listAutomations(r *http.Request, body []byte) (any, error) {
@@ -78,7 +83,16 @@ func (a *API) listAutomations(r *http.Request, body []byte) (any, error) {
 		return nil, err
 	}
 	list, err := a.svc.ListAutomations(r.Context(), projectID)
-	return map[string]any{"automations": each(list, newAutomation)}, err
+	if err != nil {
+		return nil, err
+	}
+	states, err := a.svc.AlertStates(r.Context(), projectID)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"automations": each(list, func(au storage.Automation) automationJSON {
+		return newAutomation(au, states)
+	})}, nil
 }
 
 func (a *API) updateAutomation(r *http.Request, body []byte) (any, error) {
@@ -91,7 +105,7 @@ func (a *API) updateAutomation(r *http.Request, body []byte) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return map[string]any{"automation": newAutomation(au)}, nil
+	return map[string]any{"automation": a.withAlert(r, au)}, nil
 }
 
 func (a *API) deleteAutomation(r *http.Request, body []byte) (any, error) {

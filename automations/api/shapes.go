@@ -1,6 +1,7 @@
 package api
 
 import (
+	"encoding/json"
 	"time"
 
 	"github.com/weftdev/weft/storage"
@@ -63,13 +64,49 @@ type automationJSON struct {
 	CreatedBy        string    `json:"created_by"`
 	CreatedAt        string    `json:"created_at"`
 	UpdatedAt        string    `json:"updated_at"`
+	// Condition and Alert are a CALL_ALERT automation's.
+	Condition json.RawMessage `json:"condition,omitempty"`
+	Alert     *alertJSON      `json:"alert,omitempty"`
 }
 
-func newAutomation(a storage.Automation) automationJSON {
-	return automationJSON{ID: a.ID, ProjectID: a.ProjectID, Name: a.Name, Description: a.Description,
+// alertJSON is an alert's last evaluation; evaluated_at is null before
+// the first.
+type alertJSON struct {
+	State       string   `json:"state"`
+	Value       *float64 `json:"value"`
+	EvaluatedAt *string  `json:"evaluated_at"`
+	ChangedAt   *string  `json:"changed_at"`
+}
+
+// newAutomation shows a with its alert state from states (by automation
+// id) when it is an alert.
+func newAutomation(a storage.Automation, states map[string]storage.AlertState) automationJSON {
+	out := automationJSON{ID: a.ID, ProjectID: a.ProjectID, Name: a.Name, Description: a.Description,
 		Scope: scopeJSON{Type: a.Scope, Collection: a.Collection}, Event: a.Event, AliasRegex: optional(a.AliasRegex),
 		CollectionFilter: optional(a.CollectionFilter), WebhookID: a.WebhookID, Payload: a.Payload, Enabled: a.Enabled,
 		CreatedBy: a.CreatedBy, CreatedAt: wire.FormatTime(a.CreatedAt), UpdatedAt: wire.FormatTime(a.UpdatedAt)}
+	if a.Event != storage.EventCallAlert {
+		return out
+	}
+	out.Condition, out.Alert = json.RawMessage(a.Condition), &alertJSON{State: storage.AlertOK}
+	if st, ok := states[a.ID]; ok {
+		evaluated, changed := wire.FormatTime(st.EvaluatedAt), wire.FormatTime(st.ChangedAt)
+		out.Alert = &alertJSON{State: st.State, Value: &st.Value, EvaluatedAt: &evaluated, ChangedAt: &changed}
+	}
+	return out
+}
+
+// transitionJSON is one entry of an alert's history.
+type transitionJSON struct {
+	Seq       int64   `json:"seq"`
+	State     string  `json:"state"`
+	Value     float64 `json:"value"`
+	Threshold float64 `json:"threshold"`
+	At        string  `json:"at"`
+}
+
+func newTransition(t storage.AlertTransition) transitionJSON {
+	return transitionJSON{Seq: t.Seq, State: t.State, Value: t.Value, Threshold: t.Threshold, At: wire.FormatTime(t.At)}
 }
 
 // deliveryJSON is one entry of the history: the payload with secret

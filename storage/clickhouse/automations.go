@@ -59,7 +59,7 @@ func (s *Store) insertAutomation(ctx context.Context, a storage.Automation, dele
 	return s.insertBatch(ctx, "automations", storekit.AutomationColumns+", version, deleted", 1, func(int) []any {
 		return []any{a.ProjectID, a.ID, a.Name, a.Description, a.Scope, a.Collection, a.CollectionFilter, a.Event,
 			a.AliasRegex, a.WebhookID, a.Payload, a.Enabled, a.CreatedBy, a.CreatedAt.UTC(), a.UpdatedAt.UTC(),
-			s.versions.next(0), flag(deleted)}
+			a.Condition, s.versions.next(0), flag(deleted)}
 	})
 }
 
@@ -76,12 +76,18 @@ func (s *Store) ListAutomations(ctx context.Context, projectID string) ([]storag
 }
 
 func (s *Store) readAutomations(ctx context.Context, where string, args ...any) ([]storage.Automation, error) {
+	return s.readAutomationsOrdered(ctx, where, "ORDER BY name", args...)
+}
+
+// readAutomationsOrdered reads the automations where holds, in order
+// (an ORDER BY and maybe a LIMIT).
+func (s *Store) readAutomationsOrdered(ctx context.Context, where, order string, args ...any) ([]storage.Automation, error) {
 	out := []storage.Automation{}
 	err := s.eachRow(ctx, "read automations", "SELECT "+storekit.AutomationColumns+" FROM automations FINAL WHERE "+where+
-		" AND NOT deleted ORDER BY name", func(rows driver.Rows) error {
+		" AND NOT deleted "+order, func(rows driver.Rows) error {
 		var a storage.Automation
 		if err := rows.Scan(&a.ProjectID, &a.ID, &a.Name, &a.Description, &a.Scope, &a.Collection, &a.CollectionFilter,
-			&a.Event, &a.AliasRegex, &a.WebhookID, &a.Payload, &a.Enabled, &a.CreatedBy, &a.CreatedAt, &a.UpdatedAt); err != nil {
+			&a.Event, &a.AliasRegex, &a.WebhookID, &a.Payload, &a.Enabled, &a.CreatedBy, &a.CreatedAt, &a.UpdatedAt, &a.Condition); err != nil {
 			return err
 		}
 		a.CreatedAt, a.UpdatedAt = a.CreatedAt.UTC(), a.UpdatedAt.UTC()
@@ -109,5 +115,8 @@ func (s *Store) DeleteAutomation(ctx context.Context, projectID, id string) erro
 	if err != nil {
 		return err
 	}
-	return s.insertDeliveries(ctx, ds, true)
+	if err := s.insertDeliveries(ctx, ds, true); err != nil {
+		return err
+	}
+	return s.deleteAlertState(ctx, projectID, id)
 }

@@ -26,6 +26,9 @@ func runAutomations(t *testing.T, newStore func(t *testing.T) storage.Automation
 		{"DeliveriesClaimUnderLease", testDeliveriesClaim},
 		{"DeliveriesSaveListCount", testDeliveriesSaveList},
 		{"DeliveriesGoWithTheirAutomation", testDeliveriesDeleted},
+		{"AlertStatesAndTransitions", testAlertStates},
+		{"AlertTransitionRecordedOnce", testAlertTransitionOnce},
+		{"LeaseHeldByOneOwner", testLease},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) { tc.run(t, newStore(t)) })

@@ -16,9 +16,9 @@ func (s *Store) CreateAutomation(ctx context.Context, a storage.Automation) erro
 		if err := checkAutomation(ctx, tx, a); err != nil {
 			return err
 		}
-		_, err := tx.ExecContext(ctx, `INSERT INTO automations (`+storekit.AutomationColumns+`) VALUES (`+qmarks(15)+`)`,
+		_, err := tx.ExecContext(ctx, `INSERT INTO automations (`+storekit.AutomationColumns+`) VALUES (`+qmarks(16)+`)`,
 			a.ProjectID, a.ID, a.Name, a.Description, a.Scope, a.Collection, a.CollectionFilter, a.Event,
-			a.AliasRegex, a.WebhookID, a.Payload, a.Enabled, a.CreatedBy, a.CreatedAt, a.UpdatedAt)
+			a.AliasRegex, a.WebhookID, a.Payload, a.Enabled, a.CreatedBy, a.CreatedAt, a.UpdatedAt, a.Condition)
 		if err != nil {
 			return fmt.Errorf("create automation %s: %w", a.Name, err)
 		}
@@ -33,9 +33,9 @@ func (s *Store) UpdateAutomation(ctx context.Context, a storage.Automation) erro
 			return err
 		}
 		res, err := tx.ExecContext(ctx, `UPDATE automations SET name = ?, description = ?, scope = ?, collection = ?,
-			collection_filter = ?, event = ?, alias_regex = ?, webhook_id = ?, payload = ?, enabled = ?, updated_at = ?
-			WHERE project_id = ? AND id = ?`, a.Name, a.Description, a.Scope, a.Collection, a.CollectionFilter,
-			a.Event, a.AliasRegex, a.WebhookID, a.Payload, a.Enabled, a.UpdatedAt, a.ProjectID, a.ID)
+			collection_filter = ?, event = ?, alias_regex = ?, webhook_id = ?, payload = ?, enabled = ?, updated_at = ?,
+			condition = ? WHERE project_id = ? AND id = ?`, a.Name, a.Description, a.Scope, a.Collection, a.CollectionFilter,
+			a.Event, a.AliasRegex, a.WebhookID, a.Payload, a.Enabled, a.UpdatedAt, a.Condition, a.ProjectID, a.ID)
 		return expectOne(res, err, fmt.Sprintf("automation %q does not exist in project %q", a.ID, a.ProjectID))
 	})
 }
@@ -80,12 +80,17 @@ func (s *Store) automations(ctx context.Context, where string, args ...any) ([]s
 	if err != nil {
 		return nil, fmt.Errorf("read automations: %w", err)
 	}
+	return scanAutomations(rows)
+}
+
+// scanAutomations reads and closes rows of AutomationColumns.
+func scanAutomations(rows *sql.Rows) ([]storage.Automation, error) {
 	defer rows.Close()
 	out := []storage.Automation{}
 	for rows.Next() {
 		var a storage.Automation
 		if err := rows.Scan(&a.ProjectID, &a.ID, &a.Name, &a.Description, &a.Scope, &a.Collection, &a.CollectionFilter,
-			&a.Event, &a.AliasRegex, &a.WebhookID, &a.Payload, &a.Enabled, &a.CreatedBy, &a.CreatedAt, &a.UpdatedAt); err != nil {
+			&a.Event, &a.AliasRegex, &a.WebhookID, &a.Payload, &a.Enabled, &a.CreatedBy, &a.CreatedAt, &a.UpdatedAt, &a.Condition); err != nil {
 			return nil, fmt.Errorf("read automations: %w", err)
 		}
 		a.CreatedAt, a.UpdatedAt = a.CreatedAt.UTC(), a.UpdatedAt.UTC()
@@ -104,6 +109,12 @@ func (s *Store) DeleteAutomation(ctx context.Context, projectID, id string) erro
 		if _, err := tx.ExecContext(ctx, `DELETE FROM automation_deliveries WHERE project_id = ? AND automation_id = ?`,
 			projectID, id); err != nil {
 			return fmt.Errorf("delete deliveries of automation %s: %w", id, err)
+		}
+		for _, table := range []string{"automation_alert_states", "automation_alert_transitions"} {
+			if _, err := tx.ExecContext(ctx, `DELETE FROM `+table+` WHERE project_id = ? AND automation_id = ?`,
+				projectID, id); err != nil {
+				return fmt.Errorf("delete alert state of automation %s: %w", id, err)
+			}
 		}
 		return nil
 	})

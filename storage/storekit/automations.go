@@ -15,7 +15,7 @@ const (
 	WebhookColumns = `entity, id, name, url, access_token_secret, signing_secret, created_at, updated_at,
 	failing_since, disabled_at, disabled_reason`
 	AutomationColumns = `project_id, id, name, description, scope, collection, collection_filter, event,
-	alias_regex, webhook_id, payload, enabled, created_by, created_at, updated_at`
+	alias_regex, webhook_id, payload, enabled, created_by, created_at, updated_at, condition`
 	EventColumns    = "id, type, project_id, collection, version_index, digest, aliases, source, author, metadata, occurred_at"
 	DeliveryColumns = `id, project_id, automation_id, entity, webhook_id, event_id, event_type, body, preview,
 	state, attempts, next_attempt_at, retry_from, lease_owner, lease_until, last_attempt_at, last_status,
