@@ -28,13 +28,18 @@ type weft struct {
 	url, key, admin, worker string
 }
 
-func startWeft(t testing.TB) weft {
+// startWeft starts a weft; each of configure changes its configuration
+// first.
+func startWeft(t testing.TB, configure ...func(*config.Config)) weft {
 	t.Helper()
 	cfg := config.Default()
 	cfg.DataDir = t.TempDir()
 	cfg.Training.BaseModels = []string{baseModel}
 	cfg.Automations.AllowedNetworks = []string{"127.0.0.0/8"}
 	cfg.Automations.PollInterval = 50 * time.Millisecond
+	for _, c := range configure {
+		c(&cfg)
+	}
 	srv, err := app.New(context.Background(), cfg, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)

@@ -13,12 +13,13 @@ const pages = {
   objects: () => import('./objects.js'),
   datasets: () => import('./objects.js'),
   automations: () => import('./automations.js'),
+  alerts: () => import('./alerts.js'),
   training: () => import('./training.js'),
   models: () => import('./models.js'),
 };
 
 // NAV are the project pages the header links to, in order.
-const NAV = ['calls', 'charts', 'threads', 'objects', 'datasets', 'training', 'models', 'automations'];
+const NAV = ['calls', 'charts', 'threads', 'objects', 'datasets', 'training', 'models', 'automations', 'alerts'];
 
 let current = null; // the page shown, so it can stop its timers
 
