@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"time"
+
+	"github.com/weftdev/weft/storage/latencyhist"
 )
 
 // CallsAggregateQuery buckets the calls a calls query matches by start
@@ -24,6 +26,10 @@ type CallsAggregateQuery struct {
 	// Quantiles are latency quantile levels (0 through 1) each bucket
 	// answers in LatencyQuantiles, besides p50, p95 and p99.
 	Quantiles []float64
+	// LatencyHistograms asks for each bucket's latency histogram, so a
+	// caller may merge buckets and read quantiles of the merged range. A
+	// store without histograms answers without them.
+	LatencyHistograms bool
 }
 
 // CallsBucket is one bucket with at least one call. Latencies are those
@@ -46,6 +52,9 @@ type CallsBucket struct {
 	LatencyMax   *float64
 	// LatencyQuantiles are the query's Quantiles, in its order.
 	LatencyQuantiles []*float64
+	// LatencyHistogram holds the ended calls' latencies when the query
+	// asked for histograms and the store keeps them; nil otherwise.
+	LatencyHistogram *latencyhist.Histogram
 }
 
 // ModelUsageBucket sums one model's summary.usage entries over a bucket's

@@ -35,6 +35,7 @@ func runAggregate(t *testing.T, newStore func(t *testing.T) aggregateStore) {
 		{"LatencyFiguresAndQuantiles", testAggregateLatencyFigures},
 		{"BucketsFromAnOrigin", testAggregateOrigin},
 		{"StatsBucketBound", testAggregateStatsBound},
+		{"MinutesAddUpToAWindow", testAggregateMinutesAddUp},
 		{"ListsProjectsWithCalls", testListProjects},
 		{"ListsProjectsWithAnyData", testListProjectsWithData},
 	}

@@ -500,6 +500,9 @@ func (c *chartSums) result(q storage.CallsAggregateQuery) storage.CallsAggregate
 		for _, l := range q.Quantiles {
 			cb.LatencyQuantiles = append(cb.LatencyQuantiles, quantile(&b.hist, l))
 		}
+		if q.LatencyHistograms && b.hist.Count() > 0 {
+			cb.LatencyHistogram = &b.hist
+		}
 		out.Buckets = append(out.Buckets, cb)
 	}
 	keys := make([]bucketModel, 0, len(c.usage))
