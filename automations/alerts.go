@@ -122,13 +122,23 @@ func alertKey(projectID, automationID string) string { return projectID + "\x00"
 // and the other evaluations together; states is updated in place.
 func (a *Alerts) evaluateAll(ctx context.Context, autos []storage.Automation, states map[string]storage.AlertState, now time.Time) error {
 	var unchanged []storage.AlertState
-	windows := map[windowKey]*window{} // alerts on the same calls and window share one aggregate
-	for _, au := range autos {
+	conds := make([]Condition, len(autos))
+	parsed := make([]bool, len(autos))
+	windows := newRoundWindows()
+	for i, au := range autos {
 		cond, err := ParseCondition(json.RawMessage(au.Condition))
 		if err != nil {
 			a.logger.Warn("alerts: skipping an automation whose condition no longer parses", "automation", au.ID, "err", err)
 			continue
 		}
+		conds[i], parsed[i] = cond, true
+		windows.plan(cond.windowKey(au.ProjectID))
+	}
+	for i, au := range autos {
+		if !parsed[i] {
+			continue
+		}
+		cond := conds[i]
 		m, err := a.measureShared(ctx, windows, au.ProjectID, cond, now)
 		if err != nil {
 			if ctx.Err() != nil {
@@ -160,16 +170,17 @@ func (a *Alerts) evaluateAll(ctx context.Context, autos []storage.Automation, st
 }
 
 // measureShared measures c, aggregating its window only when no alert
-// before it in the round had the same one.
-func (a *Alerts) measureShared(ctx context.Context, windows map[windowKey]*window, projectID string, c Condition, now time.Time) (Measurement, error) {
+// before it in the round had the same one, and the windows of all the
+// round's alerts on the same calls from one read when they differ in
+// length (Measurer.windows).
+func (a *Alerts) measureShared(ctx context.Context, windows *roundWindows, projectID string, c Condition, now time.Time) (Measurement, error) {
 	key := c.windowKey(projectID)
-	w, ok := windows[key]
+	w, ok := windows.measured[key]
 	if !ok {
 		var err error
-		if w, err = a.measure.window(ctx, projectID, c, now); err != nil {
+		if w, err = windows.measure(ctx, a.measure, projectID, c, key, now); err != nil {
 			return Measurement{}, err
 		}
-		windows[key] = w
 	}
 	return a.measure.value(ctx, projectID, c, w)
 }

@@ -34,6 +34,11 @@ type window struct {
 	agg        storage.CallsAggregate
 	start, end time.Time
 	cost       *float64 // priced once, when a condition asks
+	// ownLatency is set on a window measured from a shared read without
+	// latency histograms: its latencies come from a read of its own,
+	// made once, when a condition asks (latency).
+	ownLatency bool
+	latency    *storage.CallsAggregate
 }
 
 // windowKey tells which conditions share a window.
@@ -90,6 +95,16 @@ func (m Measurer) value(ctx context.Context, projectID string, c Condition, w *w
 		b.ErrorCount += x.ErrorCount
 		b.LatencyP50, b.LatencyP95, b.LatencyP99 = x.LatencyP50, x.LatencyP95, x.LatencyP99
 	}
+	if latencyMetric(c.Metric) && w.ownLatency {
+		own, err := m.latency(ctx, projectID, c, w)
+		if err != nil {
+			return out, err
+		}
+		b.LatencyP50, b.LatencyP95, b.LatencyP99 = nil, nil, nil
+		for _, x := range own.Buckets {
+			b.LatencyP50, b.LatencyP95, b.LatencyP99 = x.LatencyP50, x.LatencyP95, x.LatencyP99
+		}
+	}
 	out.Calls = b.CallCount
 	switch c.Metric {
 	case MetricCallCount:
@@ -124,6 +139,23 @@ func (m Measurer) value(ctx context.Context, projectID string, c Condition, w *w
 		out.Value = *w.cost
 	}
 	return out, nil
+}
+
+// latency is w's aggregate read alone, for its latencies.
+func (m Measurer) latency(ctx context.Context, projectID string, c Condition, w *window) (*storage.CallsAggregate, error) {
+	if w.latency == nil {
+		own, err := m.window(ctx, projectID, c, w.end)
+		if err != nil {
+			return nil, err
+		}
+		w.latency = &own.agg
+	}
+	return w.latency, nil
+}
+
+// latencyMetric reports whether metric is a latency quantile.
+func latencyMetric(metric string) bool {
+	return metric == MetricLatencyP50 || metric == MetricLatencyP95 || metric == MetricLatencyP99
 }
 
 // deref is a latency, 0 when no call has ended.

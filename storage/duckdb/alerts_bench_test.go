@@ -25,9 +25,10 @@ const benchAlerts = 1_000
 // (default 1M) spread over the day before the round, and reports the
 // process CPU (user and system, DuckDB's threads included) per round and
 // as a share of one core at the default 60 s interval. In "standard" the
-// alerts use the usual windows (5 min, 15 min, 1 h, 1 day), so alerts on
-// the same calls and window share one aggregate; in "distinct" every
-// alert has a window of its own, the worst case. WEFT_BENCH_DIR keeps
+// alerts use the usual windows (5 min, 15 min, 1 h, 1 day); in
+// "distinct" every alert has a window of its own. Either way a round
+// reads each op filter's calls once, per minute over its longest window,
+// and takes every window from those minutes. WEFT_BENCH_DIR keeps
 // the store between runs:
 //
 //	WEFT_BENCH_DIR=/tmp/alerts WEFT_BENCH_CALLS=10000000 go test ./storage/duckdb -run '^$' -bench AlertRound -benchtime 5x
