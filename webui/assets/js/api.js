@@ -17,19 +17,26 @@ function sameOrigin(path) {
   return path.startsWith('/') && !path.startsWith('//') && !path.includes('\\');
 }
 
-// send is the one function that sends the key: only to a same-origin
-// path, as Basic auth, never with cookies.
-async function send(method, path, body, signal) {
+// open is the one function that sends the key: only to a same-origin
+// path, as Basic auth, never with cookies. It answers the response of a
+// 2xx status and throws ApiError for any other.
+async function open(method, path, body, signal, extra = {}) {
   if (!sameOrigin(path)) throw new Error('refusing to send the key to ' + path);
-  const headers = { Authorization: 'Basic ' + btoa('api:' + getKey()) };
+  const headers = { ...extra, Authorization: 'Basic ' + btoa('api:' + getKey()) };
   if (body !== undefined) headers['Content-Type'] = 'application/json';
   const res = await fetch(path, {
     method, credentials: 'omit', cache: 'no-store', signal, headers,
     body: body === undefined ? undefined : JSON.stringify(body),
   });
-  const text = await res.text();
-  if (!res.ok) throw new ApiError(res.status, reason(text) || res.statusText);
-  return text;
+  if (!res.ok) {
+    const text = await res.text();
+    throw new ApiError(res.status, reason(text) || res.statusText);
+  }
+  return res;
+}
+
+async function send(method, path, body, signal, extra) {
+  return (await open(method, path, body, signal, extra)).text();
 }
 
 const post = (path, body, signal) => send('POST', path, body, signal);
@@ -49,11 +56,30 @@ export async function postJSON(path, body, signal) {
 }
 
 // getJSON reads a GET endpoint (the training API); query holds its
-// parameters, empty ones left out.
-export async function getJSON(path, query = {}, signal) {
+// parameters, empty ones left out, and headers any extra request headers
+// (the gateway's Service-Project).
+export async function getJSON(path, query = {}, signal, headers) {
   const q = new URLSearchParams(Object.entries(query).filter(([, v]) => v !== undefined && v !== null && v !== ''));
   const qs = q.toString();
-  return JSON.parse(await send('GET', path + (qs ? '?' + qs : ''), undefined, signal));
+  return JSON.parse(await send('GET', path + (qs ? '?' + qs : ''), undefined, signal, headers));
+}
+
+// streamLines posts body and calls onLine with each JSON line of the
+// answer as it arrives (the completions stream), so output can be shown
+// before the answer ends.
+export async function streamLines(path, body, onLine, signal) {
+  const res = await open('POST', path, body, signal);
+  const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
+  let rest = '';
+  const emit = (line) => { if (line.trim() !== '') onLine(JSON.parse(line)); };
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    const lines = (rest + value).split('\n');
+    rest = lines.pop();
+    lines.forEach(emit);
+  }
+  emit(rest);
 }
 
 // postLines reads a JSON-lines answer (the stream_query endpoints).
