@@ -40,6 +40,7 @@ func TestIsPage(t *testing.T) {
 		{"/acme/demo/training", true},
 		{"/acme/demo/training/0b7e-job", true},
 		{"/acme/demo/models/0b7e-model", true},
+		{"/acme/demo/playground", true},
 		{"/v1/preview/models", false},
 		{"/v1/preview/models/0b7e-model", false},
 		{"/v1/models/training", false},

@@ -7,6 +7,7 @@ import { shortOp } from './callsquery.js';
 import { modelUsage, status, latency } from './usage.js';
 import { section } from './json.js';
 import { treeView } from './tree.js';
+import { playgroundLink } from './playlink.js';
 
 const MAX_TRACE_CALLS = 10000;
 
@@ -51,6 +52,7 @@ function callDetails(call, base) {
       fact('Status', h('span', { class: `badge ${status(call)}` }, status(call))),
       fact('Latency', fmtMs(latency(call))), fact('Started', fmtTime(call.started_at)),
       fact('Op', call.op_name), fact('Call id', call.id),
+      playgroundLink(call, base) && fact('Playground', playgroundLink(call, base)),
       call.thread_id ? fact('Thread', h('a', { href: `${base}/calls?all=1&thread=${encodeURIComponent(call.thread_id)}` }, call.thread_id)) : null),
     section('Inputs', call.inputs ?? {}),
     section('Output', call.output ?? null),
