@@ -16,10 +16,11 @@ const pages = {
   alerts: () => import('./alerts.js'),
   training: () => import('./training.js'),
   models: () => import('./models.js'),
+  queues: () => import('./queues.js'),
 };
 
 // NAV are the project pages the header links to, in order.
-const NAV = ['calls', 'charts', 'threads', 'objects', 'datasets', 'training', 'models', 'automations', 'alerts'];
+const NAV = ['calls', 'charts', 'threads', 'objects', 'datasets', 'training', 'models', 'automations', 'alerts', 'queues'];
 
 let current = null; // the page shown, so it can stop its timers
 
