@@ -17,10 +17,11 @@ const pages = {
   training: () => import('./training.js'),
   models: () => import('./models.js'),
   playground: () => import('./playground.js'),
+  queues: () => import('./queues.js'),
 };
 
 // NAV are the project pages the header links to, in order.
-const NAV = ['calls', 'charts', 'threads', 'objects', 'datasets', 'training', 'models', 'playground', 'automations', 'alerts'];
+const NAV = ['calls', 'charts', 'threads', 'objects', 'datasets', 'training', 'models', 'playground', 'automations', 'alerts', 'queues'];
 
 let current = null; // the page shown, so it can stop its timers
 

@@ -8,6 +8,7 @@ import { modelUsage, status, latency } from './usage.js';
 import { section } from './json.js';
 import { treeView } from './tree.js';
 import { playgroundLink } from './playlink.js';
+import { feedbackSection } from './feedback.js';
 
 const MAX_TRACE_CALLS = 10000;
 
@@ -26,7 +27,7 @@ export async function render(main, ctx) {
   const byId = new Map(calls.map((c) => [c.id, c]));
   const details = h('section', { class: 'details', 'aria-label': 'Call details' });
   const show = (call) => {
-    details.replaceChildren(...callDetails(call, base));
+    details.replaceChildren(...callDetails(call, base, projectId));
     for (const b of main.querySelectorAll('.tree-row')) b.setAttribute('aria-selected', b.dataset.callId === call.id ? 'true' : 'false');
     history.replaceState(null, '', `${base}/calls/${encodeURIComponent(call.id)}`);
   };
@@ -41,11 +42,10 @@ export async function render(main, ctx) {
   return null;
 }
 
-function callDetails(call, base) {
+function callDetails(call, base, projectId) {
   const attrs = { ...(call.attributes || {}) };
   const span = attrs.otel_span;
   delete attrs.otel_span;
-  const weave = (call.summary && call.summary.weave) || {};
   const out = [
     h('h2', { id: 'call-title' }, call.display_name || shortOp(call.op_name)),
     h('dl', { class: 'facts' },
@@ -60,7 +60,7 @@ function callDetails(call, base) {
   if (call.exception) out.push(section('Exception', h('pre', { class: 'exception' }, call.exception)));
   const usage = modelUsage(call);
   if (usage.length) out.push(section('Usage and cost', usageTable(usage)));
-  if (weave.feedback && weave.feedback.length) out.push(section('Feedback', feedbackList(weave.feedback)));
+  out.push(feedbackSection(projectId, call));
   out.push(section('Attributes', attrs, false), section('Summary', call.summary ?? {}, false));
   if (span) out.push(section('Raw OpenTelemetry span', span, false));
   return out;
@@ -78,10 +78,4 @@ function usageTable(rows) {
       h('td', { class: 'num' }, fmtNum(r.prompt)), h('td', { class: 'num' }, fmtNum(r.completion)),
       h('td', { class: 'num' }, fmtNum(r.total)), h('td', { class: 'num' }, fmtCost(r.cost))))),
     h('tfoot', {}, h('tr', {}, h('th', { scope: 'row', colspan: 5 }, 'Total'), h('td', { class: 'num' }, fmtCost(sum)))));
-}
-
-function feedbackList(items) {
-  return h('ul', { class: 'feedback' }, items.map((f) =>
-    h('li', {}, h('strong', {}, f.feedback_type || 'feedback'), ': ', JSON.stringify(f.payload ?? {}),
-      f.created_at ? h('span', { class: 'hint' }, ` (${fmtTime(f.created_at)})`) : '')));
 }
