@@ -223,6 +223,12 @@ func (a *EvalResultsAPI) readRoots(ctx context.Context, projectID string, ids []
 	return roots, nil
 }
 
+// evalTraceColumns are the columns a comparison reads of each call.
+func evalTraceColumns() []string {
+	return []string{"id", "trace_id", "parent_id", "op_name", "display_name", "started_at", "ended_at",
+		"attributes", "inputs", "output", "summary", "exception"}
+}
+
 // readTraces reads every call of the evaluations' traces in one bounded
 // read: the rows, their predictions and scores sit under the roots in the
 // roots' traces, as both the SDK and the evaluation runs API write them.
@@ -236,7 +242,7 @@ func (a *EvalResultsAPI) readTraces(ctx context.Context, projectID string, roots
 		}
 	}
 	q := storage.CallsQuery{ProjectID: projectID, Filter: storage.CallsFilter{TraceIDs: traces},
-		SortBy: []storage.SortBy{}, Limit: MaxEvalResultsCalls + 1}
+		SortBy: []storage.SortBy{}, Limit: MaxEvalResultsCalls + 1, Columns: evalTraceColumns()}
 	var out []storage.StoredCall
 	for c, err := range a.calls.QueryCalls(ctx, q) {
 		if err != nil {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/weftdev/weft/digest"
+	"github.com/weftdev/weft/refs"
 	"github.com/weftdev/weft/storage"
 )
 
@@ -77,7 +78,7 @@ func groupEvalRows(calls []storage.StoredCall, evalIDs []string, withChildren, r
 	byDigest := map[string]*evalResultsRow{}
 	var rows []*evalResultsRow
 	for _, c := range rowCalls {
-		example := inputValue(c.Call, "example")
+		example := jsonMember(c.Inputs, "example")
 		d := rowDigest(example)
 		row := byDigest[d]
 		if row == nil {
@@ -144,7 +145,7 @@ func buildTrial(c *storage.StoredCall, children []*storage.StoredCall) *evalResu
 	for k, v := range out.Scores {
 		t.Scores[k] = v
 	}
-	model := inputString(c.Call, "model")
+	model := jsonMemberString(c.Inputs, "model")
 	var scorers []*storage.StoredCall
 	var predict *storage.StoredCall
 	for _, child := range children {
@@ -216,7 +217,7 @@ func isScorerCall(c *storage.StoredCall, scores map[string]json.RawMessage) bool
 // model's call: called on the model, the model's own op (a function
 // model), or named like a predict.
 func isPredictCall(c *storage.StoredCall, model string) bool {
-	if model != "" && (inputString(c.Call, "self") == model || c.OpName == model) {
+	if model != "" && (c.OpName == model || jsonMemberString(c.Inputs, "self") == model) {
 		return true
 	}
 	op := strings.ToLower(c.OpName)
@@ -284,6 +285,25 @@ func totalTokens(summary json.RawMessage) *int64 {
 		return nil
 	}
 	return &total
+}
+
+// jsonMember is one member of a JSON object, nil when absent or null; it
+// scans rather than decodes, as a comparison reads thousands of calls.
+func jsonMember(raw json.RawMessage, key string) json.RawMessage {
+	v, ok := refs.ObjectMember(raw, key)
+	if !ok || bytes.Equal(v, []byte("null")) {
+		return nil
+	}
+	return v
+}
+
+// jsonMemberString is a string member of a JSON object, "" when absent.
+func jsonMemberString(raw json.RawMessage, key string) string {
+	var s string
+	if v := jsonMember(raw, key); len(v) > 0 && v[0] == '"' {
+		_ = json.Unmarshal(v, &s)
+	}
+	return s
 }
 
 func nullIfEmpty(raw json.RawMessage) json.RawMessage {
