@@ -151,7 +151,10 @@ func buildTrial(c *storage.StoredCall, children []*storage.StoredCall) *evalResu
 	for _, child := range children {
 		if isScorerCall(child, t.Scores) {
 			scorers = append(scorers, child)
-			if key := wireOpName(child.OpName); key != "" {
+			// A scorer's call is "<scorer>" (a function scorer) or
+			// "<scorer>.score" (a Scorer class); its score is under
+			// "<scorer>" either way.
+			if key := strings.TrimSuffix(wireOpName(child.OpName), scoreSuffix); key != "" {
 				if _, ok := t.Scores[key]; !ok {
 					t.Scores[key] = nullIfEmpty(child.Output)
 				}
