@@ -54,6 +54,7 @@ func (s *Server) routes() http.Handler {
 		queryapi.NewAggregateAPI(reads, extras, max, s.logger, queries, gate).Register(mux, authn)
 		queryapi.NewCallStatsAPI(reads, extras, max, s.logger, queries, gate).Register(mux, authn)
 		queryapi.NewProjectsAPI(reads, max, s.logger, queries, gate).Register(mux, authn)
+		queryapi.NewEvalResultsAPI(reads, s.store, max, s.logger, queries, gate).Register(mux, authn)
 		// Evaluation runs, predictions and scores are calls written through
 		// the pipeline and read back through reads, so a process serves them
 		// only with both roles (the default serve). Split into ingest and
