@@ -18,10 +18,11 @@ const pages = {
   models: () => import('./models.js'),
   playground: () => import('./playground.js'),
   queues: () => import('./queues.js'),
+  evaluations: () => import('./evaluations.js'),
 };
 
 // NAV are the project pages the header links to, in order.
-const NAV = ['calls', 'charts', 'threads', 'objects', 'datasets', 'training', 'models', 'playground', 'automations', 'alerts', 'queues'];
+const NAV = ['calls', 'charts', 'threads', 'objects', 'datasets', 'evaluations', 'training', 'models', 'playground', 'automations', 'alerts', 'queues'];
 
 let current = null; // the page shown, so it can stop its timers
 
