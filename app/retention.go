@@ -96,6 +96,7 @@ func (s *retentionSource) For(project string, start time.Time) time.Duration {
 
 // Current is the retention of a call of project starting now.
 func (s *retentionSource) Current(project string) time.Duration {
+	s.fresh()
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	return s.r.Current(project)

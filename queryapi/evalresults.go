@@ -233,14 +233,11 @@ func evalTraceColumns() []string {
 // read: the rows, their predictions and scores sit under the roots in the
 // roots' traces, as both the SDK and the evaluation runs API write them.
 func (a *EvalResultsAPI) readTraces(ctx context.Context, projectID string, roots map[string]storage.StoredCall) ([]storage.StoredCall, error) {
-	seen := map[string]bool{}
-	var traces []string
+	traces := make([]string, 0, len(roots))
 	for _, c := range roots {
-		if !seen[c.TraceID] {
-			seen[c.TraceID] = true
-			traces = append(traces, c.TraceID)
-		}
+		traces = append(traces, c.TraceID)
 	}
+	traces = distinct(traces)
 	q := storage.CallsQuery{ProjectID: projectID, Filter: storage.CallsFilter{TraceIDs: traces},
 		SortBy: []storage.SortBy{}, Limit: MaxEvalResultsCalls + 1, Columns: evalTraceColumns()}
 	var out []storage.StoredCall

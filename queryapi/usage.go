@@ -121,7 +121,7 @@ func (a *API) callsUsage(r *http.Request, body []byte) (any, error) {
 	if _, err := httpapi.Authorize(r.Context(), projectID, auth.Read); err != nil {
 		return nil, err
 	}
-	ids = dedupe(ids)
+	ids = distinct(ids)
 	res := &usageRes{CallUsage: map[string]map[string]*modelUsage{}, UnfinishedCallIDs: []string{}}
 	if len(ids) == 0 {
 		return res, nil
@@ -141,16 +141,14 @@ func (a *API) callsUsage(r *http.Request, body []byte) (any, error) {
 	if err := g.Wait(); err != nil {
 		return nil, err
 	}
+	var unfinished []string
 	for _, part := range parts {
 		for id, u := range part.CallUsage {
 			res.CallUsage[id] = u
 		}
-		for _, id := range part.UnfinishedCallIDs {
-			if !slices.Contains(res.UnfinishedCallIDs, id) {
-				res.UnfinishedCallIDs = append(res.UnfinishedCallIDs, id)
-			}
-		}
+		unfinished = append(unfinished, part.UnfinishedCallIDs...)
 	}
+	res.UnfinishedCallIDs = append(res.UnfinishedCallIDs, distinct(unfinished)...)
 	return res, nil
 }
 
@@ -162,12 +160,11 @@ func (a *API) usageOfCalls(ctx context.Context, projectID string, ids []string, 
 	if err != nil {
 		return nil, err
 	}
-	var traces []string
-	for _, c := range roots {
-		if !slices.Contains(traces, c.TraceID) {
-			traces = append(traces, c.TraceID)
-		}
+	traces := make([]string, len(roots))
+	for i, c := range roots {
+		traces[i] = c.TraceID
 	}
+	traces = distinct(traces)
 	res := &usageRes{CallUsage: map[string]map[string]*modelUsage{}, UnfinishedCallIDs: []string{}}
 	for len(traces) > 0 {
 		n, err := a.rollUpTraces(ctx, projectID, traces, ids, limit, includeCosts, res)
@@ -373,14 +370,3 @@ func checkUsageLimit(limit int64) error {
 }
 
 func ptr(f float64) *float64 { return &f }
-
-// dedupe drops repeated ids, keeping the first of each.
-func dedupe(ids []string) []string {
-	out := ids[:0:0]
-	for _, id := range ids {
-		if !slices.Contains(out, id) {
-			out = append(out, id)
-		}
-	}
-	return out
-}
