@@ -74,6 +74,9 @@ type Server struct {
 	gateway *inference.Gateway
 	// training is the training service; nil where it is not served.
 	training *trainingPart
+	// monitors runs online scorers; nil where calls are not stored here
+	// or monitors are off.
+	monitors *monitorsPart
 	procDone chan error
 	stopProc context.CancelFunc
 	// ready reports whether this node can take writes (GET /ready).
@@ -144,11 +147,17 @@ func (s *Server) build(ctx context.Context) error {
 		queryapi.WithQueryLimits(s.cfg.Queries), queryapi.WithReadGate(s.reads)); err != nil {
 		return err
 	}
-	if s.write, err = buildWritePath(ctx, s.cfg, s.roles, s.store, backendName(s.cfg), s.metrics, s.logger); err != nil {
+	if reg := s.buildMonitorsRegistry(); reg != nil {
+		s.monitors = &monitorsPart{registry: reg}
+	}
+	if s.write, err = buildWritePath(ctx, s.cfg, s.roles, s.store, s.tapCalls, backendName(s.cfg), s.metrics, s.logger); err != nil {
+		return err
+	}
+	if err := s.monitors.startRegistry(ctx); err != nil {
 		return err
 	}
 	if err := s.write.start(ctx); err != nil {
-		return err
+		return errors.Join(err, s.monitors.shutdown(ctx))
 	}
 	if s.automations, err = buildAutomations(ctx, s.cfg, s.roles, s.store, s.usageCost, s.metrics, s.logger); err != nil {
 		return errors.Join(err, s.write.shutdown(ctx))
@@ -160,6 +169,10 @@ func (s *Server) build(ctx context.Context) error {
 		return errors.Join(err, s.write.shutdown(ctx))
 	}
 	s.write.setDefaultPrices(s.prices)
+	s.buildMonitorsRunner()
+	if err := s.monitors.startRunner(ctx); err != nil {
+		return errors.Join(err, s.write.shutdown(ctx))
+	}
 	verifier := auth.StoreVerifier{Store: s.keys}
 	grpcLimits := append(grpcLimits(s.cfg.Connections).ServerOptions(), s.grpcCreds()...)
 	if s.grpcSrv, err = otlpreceiver.NewGRPCServer(s.cfg.OTLP, verifier, s.write.front, s.receiverSettings(otlpreceiver.ReceiverType), s.inflight, grpcLimits...); err != nil {
@@ -293,7 +306,7 @@ func (s *Server) shutdown() error {
 	// Automations and training first: their loops read and write the store
 	// directly and stop at once when idle, so the write path's drain
 	// cannot use up their share of the deadline.
-	err = errors.Join(err, s.automations.shutdown(ctx), s.training.shutdown(ctx))
+	err = errors.Join(err, s.automations.shutdown(ctx), s.training.shutdown(ctx), s.monitors.shutdown(ctx))
 	err = errors.Join(err, s.write.shutdown(ctx))
 	s.ready.close()
 	if err = errors.Join(err, s.store.Close()); err != nil {

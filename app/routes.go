@@ -54,6 +54,7 @@ func (s *Server) routes() http.Handler {
 		queryapi.NewAggregateAPI(reads, extras, max, s.logger, queries, gate).Register(mux, authn)
 		queryapi.NewCallStatsAPI(reads, extras, max, s.logger, queries, gate).Register(mux, authn)
 		queryapi.NewProjectsAPI(reads, max, s.logger, queries, gate).Register(mux, authn)
+		queryapi.NewMonitorsAPI(s.store, s.cfg.Monitors.DailySpendCapUSD, max, s.logger, queries, gate).Register(mux, authn)
 		queryapi.NewEvalResultsAPI(reads, s.store, max, s.logger, queries, gate).Register(mux, authn)
 		// Evaluation runs, predictions and scores are calls written through
 		// the pipeline and read back through reads, so a process serves them
@@ -72,7 +73,7 @@ func (s *Server) routes() http.Handler {
 		mux.Handle("GET /metrics", s.apiMetricsHandler())
 	}
 	if s.roles.Ingest || s.roles.Query {
-		queryapi.NewObjectsAPI(s.automations.objects, max, s.logger, queries, gate).Register(mux, authn)
+		queryapi.NewObjectsAPI(s.monitorsObjects(s.automations.objects), max, s.logger, queries, gate).Register(mux, authn)
 		queryapi.NewV2ObjectsAPI(s.automations.objects, s.store, s.store, max, s.logger, queries, gate).Register(mux, authn)
 		s.automations.register(mux, max, s.logger, authn)
 		queryapi.NewTablesAPI(s.store, max, s.logger, queries, gate).Register(mux, authn)

@@ -47,11 +47,15 @@ type writePath struct {
 	// them) and shut down in reverse.
 	parts   []component.Component
 	started int
+	// tap wraps the calls writer the storage exporter writes through.
+	tap func(storage.CallWriter) storage.CallWriter
 }
 
 // buildWritePath assembles the pipeline for the configured roles.
-func buildWritePath(ctx context.Context, cfg config.Config, roles config.Roles, store backend, backendName string, m *telemetry.Metrics, logger *slog.Logger) (*writePath, error) {
-	w := &writePath{front: stoppedFront{}}
+// tap wraps the store's calls writer for the storage exporter.
+func buildWritePath(ctx context.Context, cfg config.Config, roles config.Roles, store backend, tap func(storage.CallWriter) storage.CallWriter,
+	backendName string, m *telemetry.Metrics, logger *slog.Logger) (*writePath, error) {
+	w := &writePath{front: stoppedFront{}, tap: tap}
 	if len(cfg.BrokerList()) == 0 {
 		front, exp, err := w.storageChain(ctx, cfg, store, backendName, "", m, logger)
 		if err != nil {
@@ -92,7 +96,7 @@ func buildWritePath(ctx context.Context, cfg config.Config, roles config.Roles, 
 // -> store.
 func (w *writePath) storageChain(ctx context.Context, cfg config.Config, store backend, backendName, name string, m *telemetry.Metrics, logger *slog.Logger) (consumer.Calls, *storageexporter.Exporter, error) {
 	ef := storageexporter.NewFactory()
-	exp, err := ef.Create(ctx, settings(ef.Type(), name, m, logger), cfg.WALConfig(), store, backendName)
+	exp, err := ef.Create(ctx, settings(ef.Type(), name, m, logger), cfg.WALConfig(), w.tap(store), backendName)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/weftdev/weft/exporter/storageexporter"
 	"github.com/weftdev/weft/inference"
 	"github.com/weftdev/weft/internal/kafkabase"
+	"github.com/weftdev/weft/monitors"
 	"github.com/weftdev/weft/processor/batchprocessor"
 	"github.com/weftdev/weft/processor/tracemetricsprocessor"
 	"github.com/weftdev/weft/queryapi"
@@ -108,6 +109,8 @@ type Config struct {
 	Training training.Config `yaml:"training"`
 	// TraceMetrics counts stored calls into weft_app_* metrics (opt-in).
 	TraceMetrics tracemetricsprocessor.Config `yaml:"trace_metrics"`
+	// Monitors runs online scorers on stored calls.
+	Monitors monitors.Config `yaml:"monitors"`
 }
 
 // Default returns the documented defaults.
@@ -136,6 +139,7 @@ func Default() Config {
 		Agent:           forwardexporter.DefaultConfig(),
 		Training:        training.DefaultConfig(),
 		TraceMetrics:    tracemetricsprocessor.DefaultConfig(),
+		Monitors:        monitors.DefaultConfig(),
 	}
 }
 
@@ -193,6 +197,7 @@ func (c Config) Validate() error {
 	}
 	errs = append(errs, c.Training.Validate()) // nil when valid: Join drops it
 	errs = append(errs, c.TraceMetrics.Validate())
+	errs = append(errs, c.Monitors.Validate())
 	return errors.Join(errs...)
 }
 

@@ -6,12 +6,14 @@ import (
 )
 
 // Monitor result statuses: the scorer gave a verdict (stored as feedback),
-// failed for good (its message says why), or was skipped (the monitor's
-// daily spend cap was reached).
+// failed for good (its message says why), was skipped (the monitor's
+// daily spend cap was reached), or failed in a way that may pass and is
+// tried again (retrying, the one status that is not final).
 const (
-	MonitorScored  = "scored"
-	MonitorFailed  = "failed"
-	MonitorSkipped = "skipped"
+	MonitorScored   = "scored"
+	MonitorFailed   = "failed"
+	MonitorSkipped  = "skipped"
+	MonitorRetrying = "retrying"
 )
 
 // MonitorCall is a stored call waiting for its project's monitors: queued

@@ -100,7 +100,14 @@ func failStatus(model string) (int, bool) {
 
 // reply is the answer's text.
 func (r *request) reply() string {
-	if r.jsonMode {
+	switch {
+	case r.model == "judge-garbled":
+		return "I think it is fine."
+	case strings.HasPrefix(r.model, "judge"):
+		good := strings.Contains(r.prompt, "good")
+		b, _ := json.Marshal(map[string]any{"verdict": good, "reason": fmt.Sprintf("the text says good: %t", good)})
+		return string(b)
+	case r.jsonMode:
 		b, _ := json.Marshal(map[string]string{"echo": r.prompt})
 		return string(b)
 	}

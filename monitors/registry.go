@@ -1,0 +1,153 @@
+package monitors
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sync/atomic"
+	"time"
+
+	"github.com/weftdev/weft/storage"
+)
+
+// MaxMonitorProjects bounds the projects with monitors a deployment
+// follows; MaxMonitorsPerProject the monitors read per project.
+const (
+	MaxMonitorProjects    = 10_000
+	MaxMonitorsPerProject = 100
+)
+
+// RegistryStore is what the registry reads.
+type RegistryStore interface {
+	ProjectsWithObjectClass(ctx context.Context, baseClass string, limit int) ([]string, error)
+	QueryObjects(ctx context.Context, req storage.ObjQueryReq) (storage.ObjQueryRes, error)
+}
+
+// Registry knows each project's active monitors, read from the store
+// every refresh interval (and at once after Nudge), so that the write
+// path asks memory, not the store, whether a call is watched.
+type Registry struct {
+	store    RegistryStore
+	interval time.Duration
+	logger   *slog.Logger
+
+	active atomic.Pointer[map[string][]Monitor] // project -> its active monitors
+
+	nudge chan struct{}
+	stop  context.CancelFunc
+	done  chan struct{}
+}
+
+// NewRegistry builds a registry; Start begins its refreshes.
+func NewRegistry(store RegistryStore, interval time.Duration, logger *slog.Logger) *Registry {
+	r := &Registry{store: store, interval: interval, logger: logger, nudge: make(chan struct{}, 1)}
+	empty := map[string][]Monitor{}
+	r.active.Store(&empty)
+	return r
+}
+
+// Start reads the monitors once, then refreshes them in the background
+// until Shutdown.
+func (r *Registry) Start(ctx context.Context) error {
+	if err := r.Refresh(ctx); err != nil {
+		r.logger.Warn("monitors: reading the monitors failed; retrying every refresh interval", "err", err)
+	}
+	loopCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	r.stop, r.done = cancel, make(chan struct{})
+	go r.loop(loopCtx)
+	return nil
+}
+
+// Shutdown stops the refreshes; it is idempotent.
+func (r *Registry) Shutdown(ctx context.Context) error {
+	if r.stop == nil {
+		return nil
+	}
+	r.stop()
+	select {
+	case <-r.done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (r *Registry) loop(ctx context.Context) {
+	defer close(r.done)
+	t := time.NewTicker(r.interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		case <-r.nudge:
+		}
+		if err := r.Refresh(ctx); err != nil && ctx.Err() == nil {
+			r.logger.Warn("monitors: refreshing the monitors failed; the last ones read stay in force", "err", err)
+		}
+	}
+}
+
+// Nudge asks for a refresh now: a monitor object was written.
+func (r *Registry) Nudge() {
+	select {
+	case r.nudge <- struct{}{}:
+	default:
+	}
+}
+
+// Refresh reads every project's active monitors.
+func (r *Registry) Refresh(ctx context.Context) error {
+	projects, err := r.store.ProjectsWithObjectClass(ctx, MonitorClass, MaxMonitorProjects)
+	if err != nil {
+		return fmt.Errorf("list projects with monitors: %w", err)
+	}
+	next := make(map[string][]Monitor, len(projects))
+	for _, p := range projects {
+		ms, err := r.read(ctx, p)
+		if err != nil {
+			return err
+		}
+		if len(ms) > 0 {
+			next[p] = ms
+		}
+	}
+	r.active.Store(&next)
+	return nil
+}
+
+// read returns a project's active monitors. A monitor whose value does
+// not parse runs nowhere; /monitors/status says why.
+func (r *Registry) read(ctx context.Context, projectID string) ([]Monitor, error) {
+	limit := int64(MaxMonitorsPerProject)
+	res, err := r.store.QueryObjects(ctx, storage.ObjQueryReq{ProjectID: projectID, Limit: &limit,
+		Filter: &storage.ObjectVersionFilter{BaseObjectClasses: []string{MonitorClass}, LatestOnly: true}})
+	if err != nil {
+		return nil, fmt.Errorf("read the monitors of %s: %w", projectID, err)
+	}
+	var out []Monitor
+	for _, o := range res.Objs {
+		m, err := ParseMonitor(projectID, o.ObjectID, o.Digest, o.Val)
+		if err != nil {
+			continue
+		}
+		if o.WBUserID != nil {
+			m.UserID = *o.WBUserID
+		}
+		if m.Active {
+			out = append(out, m)
+		}
+	}
+	return out, nil
+}
+
+// Watching reports whether a project has an active monitor.
+func (r *Registry) Watching(projectID string) bool {
+	return len((*r.active.Load())[projectID]) > 0
+}
+
+// Active returns a project's active monitors.
+func (r *Registry) Active(projectID string) []Monitor {
+	return (*r.active.Load())[projectID]
+}

@@ -1,0 +1,647 @@
+package monitors
+
+import (
+	"context"
+	"crypto/sha1"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"iter"
+	"log/slog"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/weftdev/weft/auth"
+	"github.com/weftdev/weft/refs"
+	"github.com/weftdev/weft/storage"
+	"github.com/weftdev/weft/storage/querylang"
+)
+
+// lease names the lease of the process that runs monitors.
+const lease = "monitors"
+
+// RunnerStore is what running monitors reads and writes.
+type RunnerStore interface {
+	storage.MonitorStore
+	ClaimLease(ctx context.Context, name, owner string, now time.Time, ttl time.Duration) (bool, error)
+	QueryCalls(ctx context.Context, q storage.CallsQuery) iter.Seq2[storage.StoredCall, error]
+	ReadObject(ctx context.Context, req storage.ObjReadReq) (storage.ObjReadRes, error)
+	CreateFeedback(ctx context.Context, rows []storage.Feedback) error
+}
+
+// Completer runs one chat completion for a project on behalf of p: the
+// inference gateway. Its errors may carry the HTTP status they stand for
+// with a StatusCode method.
+type Completer interface {
+	Complete(ctx context.Context, p auth.Principal, projectID string, request json.RawMessage) (json.RawMessage, error)
+}
+
+// CallSink takes the score calls monitors write: the write path's front,
+// so they are stored like any other call.
+type CallSink interface {
+	ConsumeCalls(ctx context.Context, ops []storage.CallOp) ([]storage.CallOpResult, error)
+}
+
+// Pricer prices a project's per-model usage as include_costs does.
+type Pricer func(ctx context.Context, projectID string, usage []storage.ModelUsageBucket) (float64, error)
+
+// Options configure the runner.
+type Options struct {
+	// Interval is how often the queue is read when it was empty.
+	Interval time.Duration
+	// Owner names this process's lease; Run says it competes for it.
+	Owner string
+	Run   bool
+	// DailyCapUSD is the spend cap of a monitor that sets none; 0 is
+	// no cap.
+	DailyCapUSD float64
+	// Batch is the most queued calls one round takes; Workers the judges
+	// asked at once.
+	Batch, Workers int
+	// MaxAttempts bounds the rounds a call is put off (not yet readable,
+	// or a judge's upstream failing) before it is given up.
+	MaxAttempts int
+}
+
+// Stats counts what this process's runner did.
+type Stats struct {
+	Scored, Failed, Skipped, Retried, Sampled, Dropped atomic.Int64
+}
+
+// Runner scores queued calls, in the one process of a deployment that
+// holds the monitors lease.
+type Runner struct {
+	store    RunnerStore
+	registry *Registry
+	llm      Completer
+	sink     CallSink
+	price    Pricer
+	opts     Options
+	logger   *slog.Logger
+	now      func() time.Time
+	Stats    Stats
+
+	judges sync.Map // scorer ref -> judgeEntry
+
+	spendMu sync.Mutex
+	spend   map[string]*daySpend // project + "\x00" + monitor -> spend of its day
+
+	stop context.CancelFunc
+	done chan struct{}
+	wake chan struct{}
+}
+
+type judgeEntry struct {
+	judge Judge
+	err   error
+}
+
+type daySpend struct {
+	day time.Time
+	usd float64
+}
+
+// NewRunner builds the runner; llm nil fails every judge with a message
+// that says the gateway is not configured.
+func NewRunner(store RunnerStore, registry *Registry, llm Completer, sink CallSink, price Pricer, opts Options, logger *slog.Logger, now func() time.Time) *Runner {
+	if opts.Batch <= 0 {
+		opts.Batch = 100
+	}
+	if opts.Workers <= 0 {
+		opts.Workers = 4
+	}
+	if opts.MaxAttempts <= 0 {
+		opts.MaxAttempts = 8
+	}
+	return &Runner{store: store, registry: registry, llm: llm, sink: sink, price: price, opts: opts, logger: logger, now: now,
+		spend: map[string]*daySpend{}, wake: make(chan struct{}, 1)}
+}
+
+// Start runs rounds in the background until Shutdown.
+func (r *Runner) Start(ctx context.Context) error {
+	if !r.opts.Run {
+		return nil
+	}
+	loopCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	r.stop, r.done = cancel, make(chan struct{})
+	go r.loop(loopCtx)
+	return nil
+}
+
+// Shutdown stops the rounds after the judge calls in flight; it is
+// idempotent. What a round did not finish stays queued.
+func (r *Runner) Shutdown(ctx context.Context) error {
+	if r.stop == nil {
+		return nil
+	}
+	r.stop()
+	select {
+	case <-r.done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Wake asks for a round now.
+func (r *Runner) Wake() {
+	select {
+	case r.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (r *Runner) loop(ctx context.Context) {
+	defer close(r.done)
+	for {
+		n, err := r.Round(ctx)
+		if err != nil && ctx.Err() == nil {
+			r.logger.Warn("monitors: a round failed; the queued calls stay queued and the next round tries again", "err", err)
+		}
+		if n == r.opts.Batch && err == nil {
+			continue
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-r.wake:
+		case <-time.After(r.opts.Interval):
+		}
+	}
+}
+
+// leaseTTL is how long a claim holds the lease: several rounds, so a
+// holder keeps it while it works and another takes over soon after it
+// dies.
+func (r *Runner) leaseTTL() time.Duration { return max(5*r.opts.Interval, 15*time.Second) }
+
+// Round scores up to one batch of queued calls if this process holds the
+// lease, and reports how many it took.
+func (r *Runner) Round(ctx context.Context) (int, error) {
+	now := r.now().UTC()
+	held, err := r.store.ClaimLease(ctx, lease, r.opts.Owner, now, r.leaseTTL())
+	if err != nil || !held {
+		return 0, err
+	}
+	queued, err := r.store.PendingMonitorCalls(ctx, now, r.opts.Batch)
+	if err != nil || len(queued) == 0 {
+		return 0, err
+	}
+	byProject := map[string][]storage.MonitorCall{}
+	var order []string
+	for _, q := range queued {
+		if _, ok := byProject[q.ProjectID]; !ok {
+			order = append(order, q.ProjectID)
+		}
+		byProject[q.ProjectID] = append(byProject[q.ProjectID], q)
+	}
+	for _, p := range order {
+		if err := r.project(ctx, p, byProject[p]); err != nil {
+			return len(queued), err
+		}
+	}
+	return len(queued), nil
+}
+
+// task is one scorer to apply to one call.
+type task struct {
+	monitor Monitor
+	scorer  string
+	call    storage.Call
+	// last: the call's last attempt, so a failure that might pass is
+	// recorded as final.
+	last bool
+}
+
+// outcome is what a task came to: a result to record (nil when the
+// judge is to be asked again later) and the verdict to store.
+type outcome struct {
+	result  *storage.MonitorResult
+	verdict json.RawMessage
+	usage   json.RawMessage // the judge's, as its answer gave it
+	retry   bool
+}
+
+// project scores a project's queued calls.
+func (r *Runner) project(ctx context.Context, projectID string, queued []storage.MonitorCall) error {
+	monitors := r.registry.Active(projectID)
+	if len(monitors) == 0 {
+		return r.store.RemoveMonitorCalls(ctx, queued)
+	}
+	ids := make([]string, len(queued))
+	for i, q := range queued {
+		ids[i] = q.CallID
+	}
+	calls, err := r.readCalls(ctx, storage.CallsQuery{ProjectID: projectID, Filter: storage.CallsFilter{CallIDs: ids}})
+	if err != nil {
+		return err
+	}
+	var ready []string
+	var later, gone []storage.MonitorCall
+	for _, q := range queued {
+		c, ok := calls[q.CallID]
+		switch {
+		case ok && c.EndedAt != nil:
+			ready = append(ready, q.CallID)
+		case q.Attempts+1 >= r.opts.MaxAttempts:
+			r.Stats.Dropped.Add(1)
+			r.logger.Warn("monitors: a queued call is still not readable as ended; giving it up",
+				"project", projectID, "call_id", q.CallID, "attempts", q.Attempts+1)
+			gone = append(gone, q)
+		default:
+			later = append(later, r.putOff(q))
+		}
+	}
+	attempts := make(map[string]int, len(queued))
+	for _, q := range queued {
+		attempts[q.CallID] = q.Attempts
+	}
+	done, err := r.doneSet(ctx, projectID, ready)
+	if err != nil {
+		return err
+	}
+	var tasks []task
+	for _, m := range monitors {
+		matched, err := r.matching(ctx, m, ready, calls)
+		if err != nil {
+			return err
+		}
+		for _, id := range matched {
+			if isScoreCall(calls[id]) || !Sampled(m.Name, id, m.SamplingRate) {
+				r.Stats.Sampled.Add(1)
+				continue
+			}
+			for _, s := range m.Scorers {
+				if k := [2]string{id, s}; !done[k] {
+					done[k] = true // two monitors sharing a scorer score once
+					tasks = append(tasks, task{monitor: m, scorer: s, call: calls[id], last: attempts[id]+1 >= r.opts.MaxAttempts})
+				}
+			}
+		}
+	}
+	retry := r.runTasks(ctx, projectID, tasks)
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	byID := map[string]storage.MonitorCall{}
+	for _, q := range queued {
+		byID[q.CallID] = q
+	}
+	for _, id := range ready {
+		q := byID[id]
+		if retry[id] && q.Attempts+1 < r.opts.MaxAttempts {
+			later = append(later, r.putOff(q))
+		} else {
+			gone = append(gone, q)
+		}
+	}
+	if err := r.store.DeferMonitorCalls(ctx, later); err != nil {
+		return err
+	}
+	return r.store.RemoveMonitorCalls(ctx, gone)
+}
+
+// putOff schedules a queued call's next attempt, doubling the pause from
+// one second up to five minutes.
+func (r *Runner) putOff(q storage.MonitorCall) storage.MonitorCall {
+	q.Attempts++
+	pause := min(time.Second<<min(q.Attempts-1, 9), 5*time.Minute)
+	q.NextAt = r.now().UTC().Add(pause)
+	return q
+}
+
+func (r *Runner) readCalls(ctx context.Context, q storage.CallsQuery) (map[string]storage.Call, error) {
+	q.Limit = int64(len(q.Filter.CallIDs))
+	out := make(map[string]storage.Call, len(q.Filter.CallIDs))
+	for c, err := range r.store.QueryCalls(ctx, q) {
+		if err != nil {
+			return nil, fmt.Errorf("read calls for monitors: %w", err)
+		}
+		out[c.ID] = c.Call
+	}
+	return out, nil
+}
+
+// doneSet is the (call, scorer ref) pairs that have a final result.
+func (r *Runner) doneSet(ctx context.Context, projectID string, ids []string) (map[[2]string]bool, error) {
+	done := map[[2]string]bool{}
+	if len(ids) == 0 {
+		return done, nil
+	}
+	results, err := r.store.MonitorResults(ctx, projectID, ids)
+	if err != nil {
+		return nil, err
+	}
+	for _, res := range results {
+		if res.Status != storage.MonitorRetrying {
+			done[[2]string{res.CallID, res.ScorerRef}] = true
+		}
+	}
+	return done, nil
+}
+
+// matching returns the ready calls a monitor's op names and query
+// select, through the store's calls query, so a monitor matches what the
+// calls page would show for the same filter.
+func (r *Runner) matching(ctx context.Context, m Monitor, ready []string, calls map[string]storage.Call) ([]string, error) {
+	if len(ready) == 0 || (len(m.OpNames) == 0 && m.Query == nil) {
+		return ready, nil
+	}
+	q := storage.CallsQuery{ProjectID: m.ProjectID, Filter: storage.CallsFilter{CallIDs: ready, OpNames: m.OpNames},
+		Columns: []string{"id"}}
+	if m.Query != nil {
+		where, err := querylang.Parse(m.Query)
+		if err != nil {
+			r.logger.Warn("monitors: a monitor's query does not parse; it scores nothing until fixed", "monitor", m.Ref, "err", err)
+			return nil, nil
+		}
+		q.Where = where
+	}
+	found, err := r.readCalls(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, id := range ready {
+		if _, ok := found[id]; ok {
+			out = append(out, id)
+		}
+	}
+	return out, nil
+}
+
+// scoreMarker is the attributes key of the calls monitors write; such
+// calls are never scored themselves.
+const scoreMarker = "weft_monitor"
+
+func isScoreCall(c storage.Call) bool {
+	var attrs map[string]json.RawMessage
+	return json.Unmarshal(c.Attributes, &attrs) == nil && attrs[scoreMarker] != nil
+}
+
+// Sampled decides from the monitor and call alone whether a call is in
+// the monitor's sample, so a call retried or replayed is decided alike.
+func Sampled(monitor, callID string, rate float64) bool {
+	if rate >= 1 {
+		return true
+	}
+	h := sha1.Sum([]byte(monitor + "\x00" + callID))
+	return float64(binary.BigEndian.Uint64(h[:8])>>11)/(1<<53) < rate
+}
+
+// runTasks runs tasks with up to Workers judges at once and records their
+// results; it reports the calls that have a judge to ask again.
+func (r *Runner) runTasks(ctx context.Context, projectID string, tasks []task) map[string]bool {
+	retry := map[string]bool{}
+	if len(tasks) == 0 {
+		return retry
+	}
+	var mu sync.Mutex
+	sem := make(chan struct{}, r.opts.Workers)
+	var wg sync.WaitGroup
+	for _, t := range tasks {
+		if ctx.Err() != nil {
+			break
+		}
+		sem <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			again := r.apply(ctx, t)
+			if again {
+				mu.Lock()
+				retry[t.call.ID] = true
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	return retry
+}
+
+// apply asks one judge about one call and stores what came of it; true
+// when the judge is to be asked again later.
+func (r *Runner) apply(ctx context.Context, t task) bool {
+	out := r.judge(ctx, t)
+	if ctx.Err() != nil {
+		return true
+	}
+	res := out.result
+	if out.verdict != nil {
+		if err := r.storeVerdict(ctx, t, out, res); err != nil {
+			r.logger.Warn("monitors: storing a verdict failed; the call will be scored again", "monitor", t.monitor.Ref,
+				"call_id", t.call.ID, "err", err)
+			return true
+		}
+	}
+	if err := r.store.RecordMonitorResults(ctx, []storage.MonitorResult{*res}); err != nil {
+		r.logger.Warn("monitors: recording a result failed; the call will be scored again", "monitor", t.monitor.Ref,
+			"call_id", t.call.ID, "err", err)
+		return true
+	}
+	switch res.Status {
+	case storage.MonitorScored:
+		r.Stats.Scored.Add(1)
+	case storage.MonitorSkipped:
+		r.Stats.Skipped.Add(1)
+	case storage.MonitorRetrying:
+		r.Stats.Retried.Add(1)
+	default:
+		r.Stats.Failed.Add(1)
+	}
+	return out.retry
+}
+
+// judge asks a task's judge, within its monitor's spend cap.
+func (r *Runner) judge(ctx context.Context, t task) outcome {
+	res := &storage.MonitorResult{ProjectID: t.monitor.ProjectID, CallID: t.call.ID, ScorerRef: t.scorer,
+		Monitor: t.monitor.Name, MonitorRef: t.monitor.Ref, At: r.now().UTC()}
+	fail := func(status string, format string, args ...any) outcome {
+		res.Status, res.Message = status, fmt.Sprintf(format, args...)
+		return outcome{result: res, retry: status == storage.MonitorRetrying}
+	}
+	j, err := r.loadJudge(ctx, t.monitor.ProjectID, t.scorer)
+	if err != nil {
+		return fail(storage.MonitorFailed, "%v", err)
+	}
+	if capUSD, spent := r.capOf(t.monitor), r.spent(ctx, t.monitor); capUSD > 0 && spent >= capUSD {
+		return fail(storage.MonitorSkipped, "the monitor's daily spend cap of $%.4f is reached ($%.4f spent today); "+
+			"calls are skipped until 00:00 UTC, or raise daily_spend_cap_usd", capUSD, spent)
+	}
+	if r.llm == nil {
+		return fail(storage.MonitorFailed, "judges need the inference gateway, which this server does not run; configure inference.providers and inference.models")
+	}
+	req, err := j.request(t.call)
+	if err != nil {
+		return fail(storage.MonitorFailed, "scorer %s: %v", j.Name, err)
+	}
+	entity, _, _ := auth.SplitProjectID(t.monitor.ProjectID)
+	p := auth.Principal{KeyID: "monitor:" + t.monitor.Ref, UserID: t.monitor.UserID, Entity: entity, Role: auth.RoleMember}
+	raw, err := r.llm.Complete(ctx, p, t.monitor.ProjectID, req)
+	if err != nil {
+		if retryable(err) && !t.last {
+			return fail(storage.MonitorRetrying, "the judge %s failed (%v); asking again later", j.Model, err)
+		}
+		return fail(storage.MonitorFailed, "the judge %s failed: %v", j.Model, err)
+	}
+	var a answer
+	if err := json.Unmarshal(raw, &a); err != nil {
+		return fail(storage.MonitorFailed, "the judge %s answered something that is not a chat completion", j.Model)
+	}
+	res.CostUSD = r.cost(ctx, t.monitor, j, a)
+	verdict, err := j.verdict(a)
+	if err != nil {
+		return fail(storage.MonitorFailed, "%v", err)
+	}
+	res.Status = storage.MonitorScored
+	return outcome{result: res, verdict: verdict, usage: a.Usage}
+}
+
+// retryable reports whether a judge's failure may pass: the upstream's
+// 429 and 5xx, or no status at all (the connection).
+func retryable(err error) bool {
+	var se interface{ StatusCode() int }
+	if !errors.As(err, &se) {
+		return true
+	}
+	s := se.StatusCode()
+	return s == http.StatusTooManyRequests || s >= 500
+}
+
+func (r *Runner) loadJudge(ctx context.Context, projectID, ref string) (Judge, error) {
+	if e, ok := r.judges.Load(ref); ok {
+		return e.(judgeEntry).judge, e.(judgeEntry).err
+	}
+	j, err := r.readJudge(ctx, projectID, ref)
+	var notFound bool
+	if err != nil {
+		notFound = errors.Is(err, storage.ErrNotFound)
+	}
+	if err == nil || !notFound {
+		// A scorer version never changes: its value or its fault is
+		// kept. A store error is not.
+		var se *storeError
+		if !errors.As(err, &se) {
+			r.judges.Store(ref, judgeEntry{judge: j, err: err})
+		}
+	}
+	return j, err
+}
+
+// storeError marks a failure to read, as opposed to a faulty scorer.
+type storeError struct{ error }
+
+func (e *storeError) Unwrap() error { return e.error }
+
+func (r *Runner) readJudge(ctx context.Context, projectID, ref string) (Judge, error) {
+	read := func(ref string) (json.RawMessage, error) {
+		name, digest, err := objectOf(projectID, ref)
+		if err != nil {
+			return nil, err
+		}
+		o, err := r.store.ReadObject(ctx, storage.ObjReadReq{ProjectID: projectID, ObjectID: name, Digest: digest})
+		if err != nil {
+			if errors.Is(err, storage.ErrNotFound) {
+				return nil, fmt.Errorf("%s does not exist: %w", ref, err)
+			}
+			return nil, &storeError{err}
+		}
+		return o.Obj.Val, nil
+	}
+	val, err := read(ref)
+	if err != nil {
+		return Judge{}, err
+	}
+	return ParseJudge(ref, val, read)
+}
+
+// capOf is a monitor's daily cap: its own, else the configured default.
+func (r *Runner) capOf(m Monitor) float64 {
+	if m.DailyCapUSD != nil {
+		return *m.DailyCapUSD
+	}
+	return r.opts.DailyCapUSD
+}
+
+// spent is what a monitor's judges spent today (UTC), read from the
+// ledger once a day and counted here after.
+func (r *Runner) spent(ctx context.Context, m Monitor) float64 {
+	day := r.now().UTC().Truncate(24 * time.Hour)
+	key := m.ProjectID + "\x00" + m.Name
+	r.spendMu.Lock()
+	s := r.spend[key]
+	r.spendMu.Unlock()
+	if s != nil && s.day.Equal(day) {
+		r.spendMu.Lock()
+		defer r.spendMu.Unlock()
+		return s.usd
+	}
+	stats, err := r.store.MonitorStats(ctx, m.ProjectID, day)
+	if err != nil {
+		r.logger.Warn("monitors: reading today's spend failed; counting from zero", "monitor", m.Ref, "err", err)
+	}
+	var usd float64
+	for _, st := range stats {
+		if st.Monitor == m.Name {
+			usd = st.CostUSD
+		}
+	}
+	r.spendMu.Lock()
+	defer r.spendMu.Unlock()
+	if cur := r.spend[key]; cur != nil && cur.day.Equal(day) {
+		return cur.usd
+	}
+	r.spend[key] = &daySpend{day: day, usd: usd}
+	return usd
+}
+
+// cost prices a judge's answer as include_costs would, and counts it
+// toward its monitor's spend.
+func (r *Runner) cost(ctx context.Context, m Monitor, j Judge, a answer) float64 {
+	if r.price == nil || len(a.Usage) == 0 {
+		return 0
+	}
+	var u struct {
+		Prompt     int64 `json:"prompt_tokens"`
+		Completion int64 `json:"completion_tokens"`
+		Total      int64 `json:"total_tokens"`
+	}
+	if json.Unmarshal(a.Usage, &u) != nil {
+		return 0
+	}
+	usd, err := r.price(ctx, m.ProjectID, []storage.ModelUsageBucket{{Model: j.Model, Requests: 1,
+		PromptTokens: u.Prompt, CompletionTokens: u.Completion, TotalTokens: u.Total}})
+	if err != nil {
+		r.logger.Warn("monitors: pricing a judge's usage failed; counting it as free", "model", j.Model, "err", err)
+		return 0
+	}
+	r.spent(ctx, m)
+	day := r.now().UTC().Truncate(24 * time.Hour)
+	r.spendMu.Lock()
+	if s := r.spend[m.ProjectID+"\x00"+m.Name]; s != nil && s.day.Equal(day) {
+		s.usd += usd
+	}
+	r.spendMu.Unlock()
+	return usd
+}
+
+// objectOf reads an object ref of projectID into its name and version.
+func objectOf(projectID, ref string) (string, string, error) {
+	r, err := refs.Parse(ref)
+	if err != nil || r.Kind != refs.KindObject || r.ProjectID != projectID || len(r.Extra) > 0 {
+		return "", "", fmt.Errorf("%q is not an object ref of project %s", ref, projectID)
+	}
+	return r.Name, r.Version, nil
+}
+
+// ids are deterministic so that storing a verdict again, after a crash,
+// writes the same score call and feedback row.
+func scoreIDs(projectID, callID, scorerRef string) (scoreCallID, feedbackID string) {
+	key := projectID + "\x00" + callID + "\x00" + scorerRef
+	return uuid.NewSHA1(uuid.NameSpaceURL, []byte("call\x00"+key)).String(), uuid.NewSHA1(uuid.NameSpaceURL, []byte("feedback\x00"+key)).String()
+}
