@@ -91,6 +91,10 @@ type Runner struct {
 	spendMu sync.Mutex
 	spend   map[string]*daySpend // project + "\x00" + monitor -> spend of its day
 
+	// claimed is when this process last claimed the lease (UnixNano),
+	// 0 when it does not hold it.
+	claimed atomic.Int64
+
 	stop context.CancelFunc
 	done chan struct{}
 	wake chan struct{}
@@ -176,19 +180,34 @@ func (r *Runner) loop(ctx context.Context) {
 }
 
 // leaseTTL is how long a claim holds the lease: several rounds, so a
-// holder keeps it while it works and another takes over soon after it
-// dies.
-func (r *Runner) leaseTTL() time.Duration { return max(5*r.opts.Interval, 15*time.Second) }
+// holder keeps it while it works (it claims again during long rounds,
+// see holdLease) and another takes over soon after it dies.
+func (r *Runner) leaseTTL() time.Duration { return max(5*r.opts.Interval, 5*time.Second) }
+
+// holdLease claims the lease again when a third of its time has passed
+// since the last claim, and reports whether this process still holds it.
+func (r *Runner) holdLease(ctx context.Context) bool {
+	now := r.now().UTC()
+	if last := r.claimed.Load(); last != 0 && now.Sub(time.Unix(0, last)) < r.leaseTTL()/3 {
+		return true
+	}
+	held, err := r.store.ClaimLease(ctx, lease, r.opts.Owner, now, r.leaseTTL())
+	if err != nil || !held {
+		r.claimed.Store(0)
+		return false
+	}
+	r.claimed.Store(now.UnixNano())
+	return true
+}
 
 // Round scores up to one batch of queued calls if this process holds the
 // lease, and reports how many it took.
 func (r *Runner) Round(ctx context.Context) (int, error) {
-	now := r.now().UTC()
-	held, err := r.store.ClaimLease(ctx, lease, r.opts.Owner, now, r.leaseTTL())
-	if err != nil || !held {
-		return 0, err
+	r.claimed.Store(0) // every round claims
+	if !r.holdLease(ctx) {
+		return 0, nil
 	}
-	queued, err := r.store.PendingMonitorCalls(ctx, now, r.opts.Batch)
+	queued, err := r.store.PendingMonitorCalls(ctx, r.now().UTC(), r.opts.Batch)
 	if err != nil || len(queued) == 0 {
 		return 0, err
 	}
@@ -405,8 +424,13 @@ func (r *Runner) runTasks(ctx context.Context, projectID string, tasks []task) m
 	sem := make(chan struct{}, r.opts.Workers)
 	var wg sync.WaitGroup
 	for _, t := range tasks {
-		if ctx.Err() != nil {
-			break
+		// A long round claims the lease again as it goes, and stops
+		// if another process took it.
+		if ctx.Err() != nil || !r.holdLease(ctx) {
+			mu.Lock()
+			retry[t.call.ID] = true
+			mu.Unlock()
+			continue
 		}
 		sem <- struct{}{}
 		wg.Add(1)

@@ -103,7 +103,7 @@ func (r *request) reply() string {
 	switch {
 	case r.model == "judge-garbled":
 		return "I think it is fine."
-	case strings.HasPrefix(r.model, "judge"):
+	case strings.Contains(r.model, "judge"):
 		good := strings.Contains(r.prompt, "good")
 		b, _ := json.Marshal(map[string]any{"verdict": good, "reason": fmt.Sprintf("the text says good: %t", good)})
 		return string(b)

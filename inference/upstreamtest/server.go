@@ -43,8 +43,9 @@ type Request struct {
 //	echo*, anything else  "echo: " + the last user message (JSON with
 //	                      response_format, a tool call when tools are given)
 //	reasoner*             the same with reasoning text
-//	judge*                a judge's verdict, {"verdict": whether the last
+//	*judge*               a judge's verdict, {"verdict": whether the last
 //	                      user message says "good", "reason": ...}
+//	                      (slow-judge is a slow one)
 //	judge-garbled         a judge's answer that is not JSON
 //	fail-NNN              status NNN with an OpenAI error body
 //	slow*                 waits Delay first
