@@ -161,9 +161,9 @@ export function monitorForm(projectId, scorers, saved) {
   const setScorers = (list) => {
     // A choice made stays made when its scorer gets a new version.
     const chosen = new Set([...picks.querySelectorAll('input:checked')].map((i) => i.dataset.name));
-    picks.replaceChildren(h('legend', {}, 'Scorers'), list.length
+    picks.replaceChildren(h('legend', {}, 'Scorers'), ...(list.length
       ? list.map((s) => h('label', {}, h('input', { type: 'checkbox', name: 'm-scorer', value: s.ref, 'data-name': s.name }), ' ', s.name))
-      : h('span', { class: 'hint' }, 'No scorers yet: create one above.'));
+      : [h('span', { class: 'hint' }, 'No scorers yet: create one above.')]));
     picks.querySelectorAll('input').forEach((i) => { i.checked = chosen.has(i.dataset.name); });
   };
   setScorers(scorers);
