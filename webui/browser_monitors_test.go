@@ -248,8 +248,13 @@ func TestBrowserMonitors(t *testing.T) {
 	t.Run("the monitor form names the wrong field and publishes the reference's shape", func(t *testing.T) {
 		p.t = t
 		submit := chromedp.Click(chromedp.CSS("form.monitor-form button[type=submit]"))
-		p.do(chromedp.SendKeys(chromedp.CSS("#m-name"), "polite-chat"), submit)
+		p.do(chromedp.SendKeys(chromedp.CSS("#m-name"), "polite chat"), submit)
 		p.waitFor("document.querySelector('#monitor-error').textContent !== ''")
+		if got := eval[string](p, "document.querySelector('#monitor-error').textContent + '|' + document.activeElement.id"); !strings.HasPrefix(got, "Name: use at most 128 letters") || !strings.HasSuffix(got, "|m-name") {
+			t.Errorf("monitor name error = %q", got)
+		}
+		p.do(chromedp.SetValue(chromedp.CSS("#m-name"), "polite-chat"), submit)
+		p.waitFor("document.querySelector('#monitor-error').textContent.startsWith('Op names')")
 		if got := eval[string](p, "document.querySelector('#monitor-error').textContent + '|' + document.activeElement.id"); got != "Op names: name at least one op to score|m-ops" {
 			t.Errorf("monitor error = %q", got)
 		}

@@ -1,11 +1,13 @@
 // The forms of the monitors page: one publishes an LLM-as-judge scorer,
 // the other a monitor that applies scorers to live calls. Each checks
 // its fields before it publishes; an error names the field and marks it.
+import { ApiError } from './api.js';
 import { h } from './dom.js';
 import { VERDICT_KINDS, verdictSchema, scorerVal, monitorVal, publish } from './monitorsapi.js';
 
-// NAME is an object id the server accepts.
-const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
+// NAME is an object id the server accepts (storage.ValidateObjectID).
+const NAME = /^[\p{L}\p{N}_.-]{1,128}$/u;
+const NAME_RULE = 'use at most 128 letters, digits, ".", "-" and "_"';
 
 const PROMPT_HINT = 'Is this answer correct and polite?\nQuestion: {inputs.question}\nAnswer: {output}';
 
@@ -50,6 +52,17 @@ function errors(form, errorId, labels) {
     (el.matches('fieldset') ? el.querySelector('input') || el : el).focus();
   };
   return { line, clear, show };
+}
+
+// published publishes val as object name; a refusal of the name is the
+// name field's error.
+async function published(projectId, name, val, id) {
+  try {
+    return await publish(projectId, name, val);
+  } catch (e) {
+    if (e instanceof ApiError && /object_id/.test(e.message)) throw new FieldError(id, e.message);
+    throw e;
+  }
 }
 
 const need = (ok, id, message) => {
@@ -102,7 +115,7 @@ export function scorerForm(projectId, catalog, saved) {
   const read = () => {
     const name = inputs.name.value.trim();
     need(name !== '', 's-name', 'give the scorer a name');
-    need(NAME.test(name), 's-name', 'use letters, digits, ".", "-" and "_" only');
+    need(NAME.test(name), 's-name', NAME_RULE);
     need(inputs.model.value !== '', 's-model', 'the gateway\u2019s catalog has no models: add one under inference.models');
     const kind = inputs.kind.value;
     let schema;
@@ -128,7 +141,7 @@ export function scorerForm(projectId, catalog, saved) {
     done.textContent = '';
     try {
       const s = read();
-      await publish(projectId, s.name, scorerVal(s));
+      await published(projectId, s.name, scorerVal(s), 's-name');
       err.clear();
       form.reset();
       kindShown();
@@ -184,7 +197,7 @@ export function monitorForm(projectId, scorers, saved) {
   const read = () => {
     const name = inputs.name.value.trim();
     need(name !== '', 'm-name', 'give the monitor a name');
-    need(NAME.test(name), 'm-name', 'use letters, digits, ".", "-" and "_" only');
+    need(NAME.test(name), 'm-name', NAME_RULE);
     const opNames = [...new Set(inputs.ops.value.split(',').map((o) => o.trim()).filter(Boolean))];
     need(opNames.length > 0, 'm-ops', 'name at least one op to score');
     let query = null;
@@ -211,7 +224,7 @@ export function monitorForm(projectId, scorers, saved) {
     done.textContent = '';
     try {
       const m = read();
-      await publish(projectId, m.name, monitorVal(m));
+      await published(projectId, m.name, monitorVal(m), 'm-name');
       err.clear();
       form.reset();
       picks.querySelectorAll('input').forEach((i) => { i.checked = false; });

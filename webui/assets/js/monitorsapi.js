@@ -26,8 +26,12 @@ export function parseRef(ref) {
   return m ? { entity: m[1], project: m[2], kind: m[3], name: m[4], digest: m[5] || '' } : null;
 }
 
-// refName shows a ref by its name, anything else as it is.
-export const refName = (ref) => (parseRef(ref) || { name: String(ref) }).name;
+// refName shows a ref by its name, an inline object by its name, and
+// anything else as it is.
+export function refName(ref) {
+  if (ref && typeof ref === 'object') return String(ref.name || ref._class_name || '?');
+  return (parseRef(ref) || { name: String(ref) }).name;
+}
 
 // VERDICT_KINDS are the verdicts an LLM-as-judge scorer the form builds
 // may give.
