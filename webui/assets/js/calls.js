@@ -29,7 +29,7 @@ export async function render(main, ctx) {
   // Each scorer with verdicts in the project has a column; without them
   // (or when they cannot be read) the table is as it was.
   const scorers = await scorersWithVerdicts(`${ctx.entity}/${ctx.project}`).catch(() => []);
-  const judged = { scorers, monitors: projectPath(ctx.entity, ctx.project, 'monitors') };
+  const judged = { scorers: scorers.map((s) => s.name), monitors: projectPath(ctx.entity, ctx.project, 'monitors') };
   main.replaceChildren(h('h1', {}, 'Calls'), filtersForm(p, go, scorers), h('div', { class: 'bar' }, count, pager), table);
   const load = async () => {
     const req = callsRequest(ctx, p);

@@ -17,15 +17,22 @@ function localValue(iso) {
 // verdictFields are the scorer verdict filter's inputs, for the scorers
 // with verdicts in the project (and the one the address names).
 function verdictFields(p, scorers) {
-  const names = [...new Set([...scorers, p.get('vscorer') || ''].filter(Boolean))];
+  const names = [...new Set([...scorers.map((s) => s.name), p.get('vscorer') || ''].filter(Boolean))];
   if (!names.length) return null;
+  const labels = new Map(scorers.map((s) => [s.name, s.labels]));
   const scorer = h('select', {}, h('option', { value: '' }, 'none'), names.map((n) => h('option', { value: n, selected: p.get('vscorer') === n }, n)));
   const op = h('select', {}, VERDICT_OPS.map((o) => h('option', { value: o.id, selected: (p.get('vop') || 'any') === o.id }, o.label)));
-  const value = h('input', { type: 'text', value: p.get('vval') || '', placeholder: 'label or number', autocomplete: 'off' });
-  const shown = () => { value.parentElement.hidden = !VERDICT_OPS.find((o) => o.id === op.value)?.value; };
+  // A label verdict's labels are offered as the value.
+  const choices = h('datalist', { id: 'f-vval-labels' });
+  const value = h('input', { type: 'text', value: p.get('vval') || '', placeholder: 'label or number', autocomplete: 'off', list: 'f-vval-labels' });
+  const shown = () => {
+    value.parentElement.hidden = !VERDICT_OPS.find((o) => o.id === op.value)?.value;
+    choices.replaceChildren(...(labels.get(scorer.value) || []).map((l) => h('option', { value: l })));
+  };
   op.addEventListener('change', shown);
+  scorer.addEventListener('change', shown);
   const el = h('div', { class: 'filters verdict-filter', role: 'group', 'aria-label': 'Scorer verdict' },
-    field('f-vscorer', 'Verdict of scorer', scorer), field('f-vop', 'Verdict', op), field('f-vval', 'Verdict value', value));
+    field('f-vscorer', 'Verdict of scorer', scorer), field('f-vop', 'Verdict', op), field('f-vval', 'Verdict value', value), choices);
   shown();
   return { el, read: () => ({ vscorer: scorer.value, vop: scorer.value ? op.value : '', vval: scorer.value ? value.value.trim() : '' }) };
 }

@@ -41,9 +41,12 @@ export async function render(main, ctx) {
     setStatus(`${view.monitors.length} monitor${view.monitors.length === 1 ? '' : 's'}, ${active} active`);
   };
   const load = async () => {
+    const before = view.scorers.map((s) => s.ref).join(' ');
     [view.monitors, view.scorers, view.status] = await Promise.all([latest(projectId, 'Monitor'), latest(projectId, 'Scorer'),
       monitorStatus(projectId)]);
-    mForm.setScorers(view.scorers);
+    // Redrawn only when they changed: a refresh never takes the focus
+    // from a scorer being chosen.
+    if (view.scorers.map((s) => s.ref).join(' ') !== before) mForm.setScorers(view.scorers);
     show();
   };
   const actions = {

@@ -133,8 +133,8 @@ export async function monitorStatus(projectId) {
   }
 }
 
-// scorersWithVerdicts lists, by name, the project's scorers that have
-// given at least one verdict.
+// scorersWithVerdicts lists the project's scorers that have given at
+// least one verdict: each name, and the labels a label verdict takes.
 export async function scorersWithVerdicts(projectId) {
   const scorers = await latest(projectId, 'Scorer');
   const given = await Promise.all(scorers.map(async (s) => {
@@ -142,7 +142,8 @@ export async function scorersWithVerdicts(projectId) {
       query: { $expr: { $eq: [{ $getField: 'feedback_type' }, { $literal: runnableType(s.name) }] } } });
     return (r.result || []).length > 0;
   }));
-  return scorers.filter((_, i) => given[i]).map((s) => s.name);
+  return scorers.filter((_, i) => given[i]).map((s) => ({ name: s.name,
+    labels: kindOf(s.val) === 'label' ? s.val.model.default_params.response_format_schema.properties.verdict.enum : [] }));
 }
 
 // verdictOf reads a runnable feedback row: its verdict and reason (the
