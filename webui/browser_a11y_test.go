@@ -69,7 +69,7 @@ func focusVisible(t *testing.T, p page) {
 // op filter, type and Enter to filter, Tab to a call and Enter to open it.
 func keyboardAndNames(t *testing.T, p page, _ weft) {
 	for _, path := range []string{"/", "/acme/app/calls", "/acme/app/calls/child-llm", "/acme/app/charts", "/acme/app/threads",
-		"/acme/app/threads/thread-1", "/acme/app/datasets", "/acme/app/objects/evals", "/acme/app/training", "/acme/app/models", "/acme/app/alerts"} {
+		"/acme/app/threads/thread-1", "/acme/app/datasets", "/acme/app/objects/evals", "/acme/app/training", "/acme/app/models", "/acme/app/alerts", "/acme/app/monitors"} {
 		p.open(path)
 		p.loaded()
 		checkNames(t, p)

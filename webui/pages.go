@@ -6,7 +6,7 @@ import (
 )
 
 // Pages are the UI's project pages: /{entity}/{project}/{page}[/...].
-var Pages = []string{"calls", "charts", "threads", "objects", "datasets", "automations", "alerts", "training", "models", "playground", "queues", "evaluations"}
+var Pages = []string{"calls", "charts", "threads", "objects", "datasets", "automations", "alerts", "training", "models", "playground", "queues", "evaluations", "monitors"}
 
 // apiPrefixes start API paths with GET routes of three or more segments
 // (/v1/preview/models, /v1/models/{id...}, /debug/pprof/...): no entity

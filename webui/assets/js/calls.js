@@ -5,6 +5,8 @@ import { h, setStatus, fmtMs, fmtTime, fmtCost, fmtNum } from './dom.js';
 import { callsRequest, filterOf, extraColumns, shortOp, valueAt, PAGE_SIZE, keyset, pageOf, cursorOf } from './callsquery.js';
 import { totals, status, latency } from './usage.js';
 import { filtersForm } from './callsform.js';
+import { scorersWithVerdicts, callVerdict, fmtVerdict } from './monitorsapi.js';
+import { projectPath } from './paths.js';
 
 const LIVE_MS = 3000;
 
@@ -24,12 +26,18 @@ export async function render(main, ctx) {
   const count = h('span', { id: 'calls-count' });
   const rows = { first: null, last: null }; // the page's rows, for the cursor buttons
   const pager = pagerOf(p, go, rows);
-  main.replaceChildren(h('h1', {}, 'Calls'), filtersForm(p, go), h('div', { class: 'bar' }, count, pager), table);
+  // Each scorer with verdicts in the project has a column; without them
+  // (or when they cannot be read) the table is as it was.
+  const scorers = await scorersWithVerdicts(`${ctx.entity}/${ctx.project}`).catch(() => []);
+  const judged = { scorers: scorers.map((s) => s.name), monitors: projectPath(ctx.entity, ctx.project, 'monitors') };
+  main.replaceChildren(h('h1', {}, 'Calls'), filtersForm(p, go, scorers), h('div', { class: 'bar' }, count, pager), table);
   const load = async () => {
-    const calls = await postLines('/calls/stream_query', callsRequest(ctx, p));
+    const req = callsRequest(ctx, p);
+    if (scorers.length) req.include_feedback = true;
+    const calls = await postLines('/calls/stream_query', req);
     if (pageOf(p).back) calls.reverse(); // fetched nearest first
     [rows.first, rows.last] = [calls[0], calls[calls.length - 1]];
-    table.replaceChildren(callsTable(calls, p, go, base));
+    table.replaceChildren(callsTable(calls, p, go, base, judged));
     pager.querySelector('[data-next]').disabled = calls.length < PAGE_SIZE;
     setStatus(`${calls.length} calls shown`);
   };
@@ -66,12 +74,27 @@ function sortHeader(label, key, p, go) {
       label, active ? (dir === 'asc' ? ' ▲' : ' ▼') : ''));
 }
 
-function callsTable(calls, p, go, base) {
+// verdictHeader heads a scorer's verdict column and links to the
+// monitors that run it.
+function verdictHeader(scorer, monitors) {
+  return h('th', { scope: 'col', class: 'verdict', 'data-scorer': scorer },
+    monitors ? h('a', { href: monitors, title: `Verdicts of scorer ${scorer}: its monitors` }, scorer) : scorer);
+}
+
+function verdictCell(call, scorer) {
+  const v = callVerdict(call, scorer);
+  if (!v) return h('td', { class: 'verdict', 'data-scorer': scorer }, '—');
+  return h('td', { class: 'verdict', 'data-scorer': scorer, 'data-verdict': fmtVerdict(v.verdict), title: v.reason || null },
+    fmtVerdict(v.verdict));
+}
+
+function callsTable(calls, p, go, base, judged) {
   if (!calls.length) return h('p', { class: 'empty' }, 'No calls match.');
   const extra = extraColumns(p);
   const head = h('tr', {},
     sortHeader('Op', 'op', p, go), sortHeader('Status', 'status', p, go), sortHeader('Start', 'start', p, go),
     sortHeader('Latency', 'latency', p, go), sortHeader('Tokens', 'tokens', p, go), sortHeader('Cost', 'cost', p, go),
+    judged.scorers.map((s) => verdictHeader(s, judged.monitors)),
     extra.map((c) => sortHeader(c, c, p, go)));
   const rows = calls.map((c) => {
     const t = totals(c);
@@ -83,6 +106,7 @@ function callsTable(calls, p, go, base) {
       h('td', { class: 'num' }, fmtMs(latency(c))),
       h('td', { class: 'num' }, fmtNum(t.tokens)),
       h('td', { class: 'num' }, fmtCost(t.cost)),
+      judged.scorers.map((s) => verdictCell(c, s)),
       extra.map((col) => h('td', {}, cell(valueAt(c, col)))));
   });
   return h('table', { class: 'calls', 'aria-label': 'Calls' }, h('thead', {}, head), h('tbody', {}, rows));

@@ -1,6 +1,7 @@
 // Turns the calls page's address (its search parameters) into a
 // /calls/stream_query request, so every filtered, sorted page can be
 // shared as a link.
+import { verdictField } from './monitorsapi.js';
 
 export const PAGE_SIZE = 50;
 
@@ -39,7 +40,36 @@ function conditions(p) {
     const has = (f) => ({ $contains: { input: field(f), substr: lit(text), case_insensitive: true } });
     all.push({ $or: [has('inputs'), has('output')] });
   }
+  const verdict = verdictCondition(p);
+  if (verdict) all.push(verdict);
   return all;
+}
+
+// VERDICT_OPS are the tests of a scorer's verdict the filter offers
+// (vscorer names the scorer, vop the test, vval its value).
+export const VERDICT_OPS = [
+  { id: 'any', label: 'has a verdict' }, { id: 'true', label: 'is true' }, { id: 'false', label: 'is false' },
+  { id: 'eq', label: 'equals', value: true }, { id: 'gt', label: 'is above', value: true }, { id: 'lt', label: 'is below', value: true },
+];
+
+// verdictCondition tests the verdict a scorer gave a call through the
+// calls query's feedback field, so each store filters it itself; null
+// when the address asks for no such test or an incomplete one.
+function verdictCondition(p) {
+  const scorer = p.get('vscorer');
+  const op = p.get('vop') || 'any';
+  const raw = (p.get('vval') || '').trim();
+  if (!scorer) return null;
+  const f = field(verdictField(scorer));
+  const num = Number(raw);
+  switch (op) {
+    case 'true': return { $eq: [f, lit(true)] };
+    case 'false': return { $eq: [f, lit(false)] };
+    case 'eq': return raw === '' ? null : { $eq: [f, lit(raw)] };
+    case 'gt': return raw === '' || !Number.isFinite(num) ? null : { $gt: [f, lit(num)] };
+    case 'lt': return raw === '' || !Number.isFinite(num) ? null : { $not: [{ $gte: [f, lit(num)] }] };
+    default: return { $eq: [{ $convert: { input: f, to: 'exists' } }, lit(true)] };
+  }
 }
 
 // filterOf renders the structured filter and the query expression.

@@ -1,9 +1,10 @@
-// A call's human feedback in the trace view: what was given, reactions
-// and notes to add, the caller's own to remove, and the project's
-// annotation specs to fill.
+// A call's human feedback in the trace view (scorers' verdicts show
+// apart, verdicts.js): what was given, reactions and notes to add, the
+// caller's own to remove, and the project's annotation specs to fill.
 import { postJSON, whoAmI } from './api.js';
 import { h, fmtTime } from './dom.js';
 import { listSpecs, specsForm } from './annotations.js';
+import { isVerdict } from './verdicts.js';
 
 const REACTIONS = ['👍', '👎', '🎉', '😕', '❤️', '👀'];
 const MAX_FEEDBACK = 1000;
@@ -22,7 +23,7 @@ export function feedbackSection(projectId, call) {
     const r = await postJSON('/feedback/query', { project_id: projectId,
       query: { $expr: { $eq: [{ $getField: 'weave_ref' }, { $literal: ref }] } },
       sort_by: [{ field: 'created_at', direction: 'asc' }], limit: MAX_FEEDBACK });
-    list.replaceChildren(...(r.result || []).map((f) => item(f, me, remove)));
+    list.replaceChildren(...(r.result || []).filter((f) => !isVerdict(f)).map((f) => item(f, me, remove)));
   };
   const act = (fn, done) => async (...args) => {
     try {
@@ -48,7 +49,7 @@ export function feedbackSection(projectId, call) {
     REACTIONS.map((e) => h('button', { type: 'button', class: 'react', 'aria-label': `React ${e}`, 'data-emoji': e, onclick: () => react(e) }, e)));
   // What the call was read with shows at once; the query refreshes it.
   const given = (call.summary && call.summary.weave && call.summary.weave.feedback) || [];
-  list.append(...given.map((f) => item(f, null, remove)));
+  list.append(...given.filter((f) => !isVerdict(f)).map((f) => item(f, null, remove)));
   body.append(list, reactions, noteForm, status);
   (async () => {
     try {

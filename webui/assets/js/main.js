@@ -19,10 +19,11 @@ const pages = {
   playground: () => import('./playground.js'),
   queues: () => import('./queues.js'),
   evaluations: () => import('./evaluations.js'),
+  monitors: () => import('./monitors.js'),
 };
 
 // NAV are the project pages the header links to, in order.
-const NAV = ['calls', 'charts', 'threads', 'objects', 'datasets', 'evaluations', 'training', 'models', 'playground', 'automations', 'alerts', 'queues'];
+const NAV = ['calls', 'charts', 'threads', 'objects', 'datasets', 'evaluations', 'training', 'models', 'playground', 'monitors', 'automations', 'alerts', 'queues'];
 
 let current = null; // the page shown, so it can stop its timers
 

@@ -1,5 +1,6 @@
 // A trace: the call tree with its waterfall beside the chosen call's
-// inputs, output, exception, attributes, summary, usage, cost, feedback
+// inputs, output, exception, attributes, summary, usage, cost, online
+// scorers' verdicts, feedback
 // and, for calls from OpenTelemetry, the raw span.
 import { postJSON, postLines } from './api.js';
 import { h, setStatus, fmtMs, fmtTime, fmtCost, fmtNum } from './dom.js';
@@ -9,6 +10,7 @@ import { section } from './json.js';
 import { treeView } from './tree.js';
 import { playgroundLink } from './playlink.js';
 import { feedbackSection } from './feedback.js';
+import { verdictsSection } from './verdicts.js';
 
 const MAX_TRACE_CALLS = 10000;
 
@@ -27,7 +29,7 @@ export async function render(main, ctx) {
   const byId = new Map(calls.map((c) => [c.id, c]));
   const details = h('section', { class: 'details', 'aria-label': 'Call details' });
   const show = (call) => {
-    details.replaceChildren(...callDetails(call, base, projectId));
+    details.replaceChildren(...callDetails(call, base, projectId, ctx));
     for (const b of main.querySelectorAll('.tree-row')) b.setAttribute('aria-selected', b.dataset.callId === call.id ? 'true' : 'false');
     history.replaceState(null, '', `${base}/calls/${encodeURIComponent(call.id)}`);
   };
@@ -42,7 +44,7 @@ export async function render(main, ctx) {
   return null;
 }
 
-function callDetails(call, base, projectId) {
+function callDetails(call, base, projectId, ctx) {
   const attrs = { ...(call.attributes || {}) };
   const span = attrs.otel_span;
   delete attrs.otel_span;
@@ -60,6 +62,8 @@ function callDetails(call, base, projectId) {
   if (call.exception) out.push(section('Exception', h('pre', { class: 'exception' }, call.exception)));
   const usage = modelUsage(call);
   if (usage.length) out.push(section('Usage and cost', usageTable(usage)));
+  const verdicts = verdictsSection(call, ctx);
+  if (verdicts) out.push(verdicts);
   out.push(feedbackSection(projectId, call));
   out.push(section('Attributes', attrs, false), section('Summary', call.summary ?? {}, false));
   if (span) out.push(section('Raw OpenTelemetry span', span, false));
