@@ -73,6 +73,8 @@ type Gateway struct {
 	adapters Adapters
 	budgets  Budgets
 	now      func() time.Time
+	// routes balance, retry and break circuits (routes.go).
+	routes *routes
 }
 
 // New builds a Gateway.
@@ -84,10 +86,15 @@ func New(o Options) (*Gateway, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Gateway{cfg: o.Config, catalog: o.Catalog, keys: o.Keys, recorder: o.Recorder, inflight: o.Inflight,
+	rt, err := newRoutes(o.Config, o.Catalog, o.Registry)
+	if err != nil {
+		return nil, err
+	}
+	g := &Gateway{cfg: o.Config, catalog: o.Catalog, keys: o.Keys, recorder: o.Recorder, inflight: o.Inflight,
 		logger: o.Logger, limits: newLimiter(o.Config.MaxConcurrentPerProject, o.Config.ProjectConcurrency),
 		keyCaps: newLimiter(o.Config.MaxConcurrentPerKey, nil), client: newUpstreamClient(o.Config, o.Transport),
-		metrics: m, adapters: o.Adapters, budgets: o.Budgets, now: time.Now}, nil
+		metrics: m, adapters: o.Adapters, budgets: o.Budgets, now: time.Now, routes: rt}
+	return g, nil
 }
 
 // Register adds the routes. The /v1 routes authenticate on their own and

@@ -150,7 +150,8 @@ func (g *Gateway) extendWriteDeadline(w http.ResponseWriter, model *catalog.Mode
 	for _, up := range model.Upstreams {
 		longest = max(longest, up.Provider.Timeout)
 	}
-	d := time.Duration(len(model.Upstreams))*longest + g.streamWriteGrace()
+	attempts := len(model.Upstreams) * (g.cfg.Retry.MaxRetries + 1)
+	d := time.Duration(attempts)*longest + g.cfg.Retry.MaxElapsed + g.streamWriteGrace()
 	_ = http.NewResponseController(w).SetWriteDeadline(g.now().Add(d))
 }
 

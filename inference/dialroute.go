@@ -1,0 +1,103 @@
+package inference
+
+import (
+	"context"
+	"time"
+
+	"github.com/weftdev/weft/inference/catalog"
+	"github.com/weftdev/weft/internal/backoff"
+)
+
+// route sends a request to the model's upstreams until one answers with
+// something to relay. Each attempt goes to an upstream the balance
+// policy picks among those not tried yet in this round and not cooling
+// down; when every upstream of the round failed, nextAttempt decides
+// whether a new round starts, and after what pause.
+func (g *Gateway) route(ctx context.Context, ex *exchange, model *catalog.Model, path string, body func(upstreamModel string) []byte, stream bool) (*answer, *apiError) {
+	var (
+		last    *failure
+		tried   uint64
+		retries int
+		retry   bool // the next attempt repeats a failed round
+	)
+	first := g.now()
+	for {
+		pos, probe, ok := g.routes.pick(model, tried, g.now())
+		if !ok {
+			if last == nil {
+				return nil, unavailable(g.routes.coolingFor(model, g.now()),
+					"Every upstream of model %q failed repeatedly and is cooling down; please try again later", model.ID)
+			}
+			return nil, g.exhausted(model.ID, last)
+		}
+		up := &model.Upstreams[pos]
+		ans, fail := g.attempt(ctx, ex, model.ID, up, probe, retry, path, body(g.upstreamName(ex, up)), stream)
+		if fail == nil {
+			return ans, nil
+		}
+		if ctx.Err() != nil {
+			ex.clientClosedEarly = true
+			return nil, &apiError{status: 499, typ: "invalid_request_error", message: "the client closed the request before an upstream answered"}
+		}
+		last, tried = fail, tried|1<<pos
+		untried := g.routes.choose(model, tried, g.now()) >= 0
+		again, pause := g.cfg.Retry.nextAttempt(fail, untried, retries, g.now().Sub(first))
+		if !again {
+			return nil, g.exhausted(model.ID, last)
+		}
+		if retry = !untried; retry {
+			retries++
+			tried = 0
+			if !backoff.Sleep(ctx, pause) {
+				ex.clientClosedEarly = true
+				return nil, &apiError{status: 499, typ: "invalid_request_error", message: "the client closed the request while the gateway waited to retry"}
+			}
+		}
+	}
+}
+
+// attempt makes one attempt on up, keeping its count in flight, its
+// breaker and its metrics, and the attempt in the trace.
+func (g *Gateway) attempt(ctx context.Context, ex *exchange, modelID string, up *catalog.Upstream, probe, retry bool, path string, body []byte, stream bool) (*answer, *failure) {
+	st := g.routes.state(up)
+	st.requests.Inc()
+	if retry {
+		st.retries.Inc()
+	}
+	st.inFlight.Add(1)
+	st.gauge.Inc()
+	done := func() { st.inFlight.Add(-1); st.gauge.Dec() }
+	start := time.Now()
+	ans, fail := g.client.try(ctx, *up, path, body, stream)
+	at := attempt{Provider: up.Provider.Name, Model: up.Model, DurationMS: float64(time.Since(start).Microseconds()) / 1000}
+	if fail == nil {
+		// Held in flight until the answer is closed: a stream keeps its
+		// upstream busy to its end.
+		ans.release = done
+		at.Status = ans.status
+		ex.attempts = append(ex.attempts, at)
+		ex.served = up
+		if ans.status/100 == 2 {
+			st.breaker.success(probe)
+		} else {
+			st.breaker.abandon(g.now(), probe) // a refusal of the request itself
+		}
+		return ans, nil
+	}
+	done()
+	at.Status, at.Error = fail.status, fail.message
+	ex.attempts = append(ex.attempts, at)
+	switch {
+	case ctx.Err() != nil:
+		st.breaker.abandon(g.now(), probe)
+		return nil, fail
+	case countsAgainst(fail):
+		st.breaker.failure(g.now(), probe)
+	default:
+		st.breaker.abandon(g.now(), probe)
+	}
+	st.failures.Inc()
+	g.metrics.upstreamFailures.WithLabelValues(up.Provider.Name).Inc()
+	g.logger.Warn("upstream attempt failed", "model", modelID, "provider", up.Provider, "upstream_model", up.Model, "retry", retry, "err", fail)
+	return nil, fail
+}
