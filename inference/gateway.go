@@ -56,6 +56,9 @@ type Options struct {
 	// Budgets names a project's enforced budget while it is exceeded;
 	// nil: no budgets.
 	Budgets Budgets
+	// Aliases resolves the aliases catalog models follow; nil: such
+	// models answer 503 (follow.go).
+	Aliases Aliases
 }
 
 // Gateway serves the inference endpoints.
@@ -75,6 +78,10 @@ type Gateway struct {
 	now      func() time.Time
 	// routes balance, retry and break circuits (routes.go).
 	routes *routes
+	// cache answers repeated deterministic requests; nil: off (cache.go).
+	cache *responseCache
+	// follower keeps followed aliases' versions; nil without Aliases.
+	follower *follower
 }
 
 // New builds a Gateway.
@@ -90,10 +97,18 @@ func New(o Options) (*Gateway, error) {
 	if err != nil {
 		return nil, err
 	}
+	cm, err := newCacheMetrics(o.Registry)
+	if err != nil {
+		return nil, err
+	}
 	g := &Gateway{cfg: o.Config, catalog: o.Catalog, keys: o.Keys, recorder: o.Recorder, inflight: o.Inflight,
 		logger: o.Logger, limits: newLimiter(o.Config.MaxConcurrentPerProject, o.Config.ProjectConcurrency),
 		keyCaps: newLimiter(o.Config.MaxConcurrentPerKey, nil), client: newUpstreamClient(o.Config, o.Transport),
-		metrics: m, adapters: o.Adapters, budgets: o.Budgets, now: time.Now, routes: rt}
+		metrics: m, adapters: o.Adapters, budgets: o.Budgets, now: time.Now, routes: rt,
+		cache: newResponseCache(o.Config.Cache, cm)}
+	if o.Aliases != nil {
+		g.follower = newFollower(o.Aliases, o.Catalog, o.Config.AliasRefresh)
+	}
 	return g, nil
 }
 

@@ -67,6 +67,9 @@ func (g *Gateway) serveChat(w http.ResponseWriter, r *http.Request, ex *exchange
 		return
 	}
 	defer release()
+	if g.answerCached(w, r, ex, model, req) {
+		return
+	}
 	g.extendWriteDeadline(w, model)
 	ans, e := g.dial(r.Context(), ex, model, req)
 	if e != nil {
@@ -87,6 +90,7 @@ func (g *Gateway) serveChat(w http.ResponseWriter, r *http.Request, ex *exchange
 		e.write(w)
 		return
 	}
+	g.keepCached(ex, status, out)
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	_, _ = w.Write(out)
@@ -103,6 +107,9 @@ func (g *Gateway) admit(ctx context.Context, ex *exchange, fields map[string]jso
 	ex.modelID, ex.stream = req.model, req.stream
 	model, e := g.lookup(ctx, ex.principal, req.model)
 	if e != nil {
+		return nil, nil, nil, e
+	}
+	if e := g.followAlias(ex, model); e != nil {
 		return nil, nil, nil, e
 	}
 	release, e := g.slots(ex)

@@ -148,3 +148,14 @@ func (c *Catalog) indexUpstreams() {
 
 // Upstreams are the catalog's distinct upstreams, by Index.
 func (c *Catalog) Upstreams() []Upstream { return c.upstreams }
+
+// Following are the models that follow an alias, in id order.
+func (c *Catalog) Following() []*Model {
+	var out []*Model
+	for _, id := range slices.Sorted(maps.Keys(c.models)) {
+		if m := c.models[id]; m.Routing.Follow != nil && !m.Retired() {
+			out = append(out, m)
+		}
+	}
+	return out
+}
