@@ -31,7 +31,8 @@ func (g *Gateway) route(ctx context.Context, ex *exchange, model *catalog.Model,
 			return nil, g.exhausted(model.ID, last)
 		}
 		up := &model.Upstreams[pos]
-		ans, fail := g.attempt(ctx, ex, model.ID, up, probe, retry, path, body(g.upstreamName(ex, up)), stream)
+		name := g.upstreamName(ex, up)
+		ans, fail := g.attempt(ctx, ex, model.ID, up, name, probe, retry, path, body(name), stream)
 		if fail == nil {
 			return ans, nil
 		}
@@ -58,7 +59,7 @@ func (g *Gateway) route(ctx context.Context, ex *exchange, model *catalog.Model,
 
 // attempt makes one attempt on up, keeping its count in flight, its
 // breaker and its metrics, and the attempt in the trace.
-func (g *Gateway) attempt(ctx context.Context, ex *exchange, modelID string, up *catalog.Upstream, probe, retry bool, path string, body []byte, stream bool) (*answer, *failure) {
+func (g *Gateway) attempt(ctx context.Context, ex *exchange, modelID string, up *catalog.Upstream, name string, probe, retry bool, path string, body []byte, stream bool) (*answer, *failure) {
 	st := g.routes.state(up)
 	st.requests.Inc()
 	if retry {
@@ -69,7 +70,7 @@ func (g *Gateway) attempt(ctx context.Context, ex *exchange, modelID string, up 
 	done := func() { st.inFlight.Add(-1); st.gauge.Dec() }
 	start := time.Now()
 	ans, fail := g.client.try(ctx, *up, path, body, stream)
-	at := attempt{Provider: up.Provider.Name, Model: up.Model, DurationMS: float64(time.Since(start).Microseconds()) / 1000}
+	at := attempt{Provider: up.Provider.Name, Model: name, DurationMS: float64(time.Since(start).Microseconds()) / 1000}
 	if fail == nil {
 		// Held in flight until the answer is closed: a stream keeps its
 		// upstream busy to its end.
@@ -77,6 +78,9 @@ func (g *Gateway) attempt(ctx context.Context, ex *exchange, modelID string, up 
 		at.Status = ans.status
 		ex.attempts = append(ex.attempts, at)
 		ex.served = up
+		if name != up.Model { // a followed alias's version
+			ex.served = &catalog.Upstream{Provider: up.Provider, Model: name, Weight: up.Weight, Index: up.Index}
+		}
 		if ans.status/100 == 2 {
 			st.breaker.success(probe)
 		} else {
@@ -98,6 +102,6 @@ func (g *Gateway) attempt(ctx context.Context, ex *exchange, modelID string, up 
 	}
 	st.failures.Inc()
 	g.metrics.upstreamFailures.WithLabelValues(up.Provider.Name).Inc()
-	g.logger.Warn("upstream attempt failed", "model", modelID, "provider", up.Provider, "upstream_model", up.Model, "retry", retry, "err", fail)
+	g.logger.Warn("upstream attempt failed", "model", modelID, "provider", up.Provider, "upstream_model", name, "retry", retry, "err", fail)
 	return nil, fail
 }
