@@ -131,9 +131,10 @@ func (c *Catalog) indexUpstreams() {
 		if !ok {
 			i = len(c.upstreams)
 			seen[k] = i
+		}
+		if u.Index = i; !ok {
 			c.upstreams = append(c.upstreams, *u)
 		}
-		u.Index = i
 	}
 	for _, id := range slices.Sorted(maps.Keys(c.models)) {
 		m := c.models[id]
