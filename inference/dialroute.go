@@ -32,7 +32,7 @@ func (g *Gateway) route(ctx context.Context, ex *exchange, model *catalog.Model,
 		}
 		up := &model.Upstreams[pos]
 		name := g.upstreamName(ex, up)
-		ans, fail := g.attempt(ctx, ex, model.ID, up, name, probe, retry, path, body(name), stream)
+		ans, fail := g.tryUpstream(ctx, ex, model.ID, up, name, probe, retry, path, body(name), stream)
 		if fail == nil {
 			return ans, nil
 		}
@@ -57,9 +57,9 @@ func (g *Gateway) route(ctx context.Context, ex *exchange, model *catalog.Model,
 	}
 }
 
-// attempt makes one attempt on up, keeping its count in flight, its
+// tryUpstream makes one attempt on up, keeping its count in flight, its
 // breaker and its metrics, and the attempt in the trace.
-func (g *Gateway) attempt(ctx context.Context, ex *exchange, modelID string, up *catalog.Upstream, name string, probe, retry bool, path string, body []byte, stream bool) (*answer, *failure) {
+func (g *Gateway) tryUpstream(ctx context.Context, ex *exchange, modelID string, up *catalog.Upstream, name string, probe, retry bool, path string, body []byte, stream bool) (*answer, *failure) {
 	st := g.routes.state(up)
 	st.requests.Inc()
 	if retry {

@@ -20,7 +20,7 @@ type flakyUpstream struct {
 	*httptest.Server
 	failing    atomic.Bool
 	failNext   atomic.Int64 // fail this many requests, then recover
-	retryAfter time.Duration
+	retryAfter atomic.Int64 // a time.Duration
 	served     atomic.Int64
 	target     atomic.Pointer[http.Handler]
 }
@@ -30,8 +30,8 @@ func newFlakyUpstream(t *testing.T) *flakyUpstream {
 	f.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		f.served.Add(1)
 		if f.failing.Load() || f.failNext.Add(-1) >= 0 {
-			if f.retryAfter > 0 {
-				w.Header().Set("Retry-After-Ms", strconv.FormatInt(f.retryAfter.Milliseconds(), 10))
+			if d := time.Duration(f.retryAfter.Load()); d > 0 {
+				w.Header().Set("Retry-After-Ms", strconv.FormatInt(d.Milliseconds(), 10))
 			}
 			w.Header().Set("Content-Type", "application/json")
 			w.WriteHeader(http.StatusServiceUnavailable)
@@ -46,8 +46,8 @@ func newFlakyUpstream(t *testing.T) *flakyUpstream {
 
 // newRoutingHarness is the harness with the flaky upstream as provider
 // "flaky", models, and short retry and breaker settings: the breaker
-// opens after breakerFailures.
-func newRoutingHarness(t *testing.T, breakerFailures int, models ...catalog.ModelConfig) (*harness, *flakyUpstream) {
+// opens after breakerFailures; tune, when not nil, changes the rest.
+func newRoutingHarness(t *testing.T, breakerFailures int, tune func(*Config), models ...catalog.ModelConfig) (*harness, *flakyUpstream) {
 	t.Helper()
 	f := newFlakyUpstream(t)
 	h := newHarness(t, func(c *Config) {
@@ -55,6 +55,9 @@ func newRoutingHarness(t *testing.T, breakerFailures int, models ...catalog.Mode
 		c.Models = append(c.Models, models...)
 		c.Retry.Backoff, c.Retry.MaxBackoff = 5*time.Millisecond, 20*time.Millisecond
 		c.Breaker.Failures, c.Breaker.CoolDown = breakerFailures, 300*time.Millisecond
+		if tune != nil {
+			tune(c)
+		}
 	})
 	handler := h.up.Config.Handler
 	f.target.Store(&handler)
@@ -80,16 +83,17 @@ func describeAttempts(a []attempt) string {
 }
 
 func TestRetriesHonourRetryAfter(t *testing.T) {
-	h, f := newRoutingHarness(t, 10, model("retried", "", on("flaky", "echo-flaky")))
-	f.retryAfter = 150 * time.Millisecond
+	h, f := newRoutingHarness(t, 10, nil, model("retried", "", on("flaky", "echo-flaky")))
+	const retryAfter = 150 * time.Millisecond
+	f.retryAfter.Store(int64(retryAfter))
 	f.failNext.Store(1)
 	start := time.Now()
 	status, header, body := h.chat(msg("retried", "hi", nil), nil)
 	if status != 200 || !strings.Contains(string(body), "echo: hi") {
 		t.Fatalf("status %d: %s", status, body)
 	}
-	if took := time.Since(start); took < f.retryAfter {
-		t.Errorf("answered after %v: the upstream's Retry-After (%v) was not waited", took, f.retryAfter)
+	if took := time.Since(start); took < retryAfter {
+		t.Errorf("answered after %v: the upstream's Retry-After (%v) was not waited", took, retryAfter)
 	}
 	if a := attemptsOf(t, h, header); describeAttempts(a) != "flaky/echo-flaky:503 flaky/echo-flaky:200" {
 		t.Errorf("attempts: %s", describeAttempts(a))
@@ -103,7 +107,7 @@ func TestRetriesHonourRetryAfter(t *testing.T) {
 }
 
 func TestRetriesAreBounded(t *testing.T) {
-	h, f := newRoutingHarness(t, 10, model("retried", "", on("flaky", "echo-flaky")))
+	h, f := newRoutingHarness(t, 10, nil, model("retried", "", on("flaky", "echo-flaky")))
 	f.failing.Store(true)
 	status, header, body := h.chat(msg("retried", "hi", nil), nil)
 	if status != http.StatusServiceUnavailable || header.Get("Retry-After") == "" || !strings.Contains(string(body), `"error"`) {
@@ -115,7 +119,7 @@ func TestRetriesAreBounded(t *testing.T) {
 	}
 	// A Retry-After longer than inference.retry.max_retry_after ends the
 	// retries at once.
-	f.retryAfter = time.Minute
+	f.retryAfter.Store(int64(time.Minute))
 	f.served.Store(0)
 	if status, _, _ := h.chat(msg("retried", "hi", nil), nil); status != http.StatusServiceUnavailable || f.served.Load() != 1 {
 		t.Errorf("with a long Retry-After: status %d after %d attempts, want 503 after 1", status, f.served.Load())
@@ -123,7 +127,7 @@ func TestRetriesAreBounded(t *testing.T) {
 }
 
 func TestBreakerOpensProbesAndCloses(t *testing.T) {
-	h, f := newRoutingHarness(t, 2, model("guarded", "", on("flaky", "echo-flaky"), on("up", "echo-backup")))
+	h, f := newRoutingHarness(t, 2, nil, model("guarded", "", on("flaky", "echo-flaky"), on("up", "echo-backup")))
 	f.failing.Store(true)
 	breakerState := func() float64 { return metricValue(t, h, "weft_inference_upstream_breaker_state", "flaky") }
 	// Two failing requests fail over to the backup and open the breaker.
@@ -168,9 +172,9 @@ func TestBreakerOpensProbesAndCloses(t *testing.T) {
 }
 
 func TestEveryUpstreamCoolingDown(t *testing.T) {
-	h, f := newRoutingHarness(t, 2, model("lonely", "", on("flaky", "echo-flaky")))
+	// One failure per request.
+	h, f := newRoutingHarness(t, 2, func(c *Config) { c.Retry.MaxRetries = 0 }, model("lonely", "", on("flaky", "echo-flaky")))
 	f.failing.Store(true)
-	h.gw.cfg.Retry.MaxRetries = 0 // one failure per request
 	for range 2 {
 		if status, _, _ := h.chat(msg("lonely", "hi", nil), nil); status != http.StatusServiceUnavailable {
 			t.Fatalf("status %d, want 503", status)
@@ -188,7 +192,7 @@ func TestWeightedBalanceOverTwoUpstreams(t *testing.T) {
 	mc := model("spread", "", on("up", "echo-heavy"), on("flaky", "echo-light"))
 	mc.Balance = catalog.BalanceWeighted
 	mc.Upstreams[0].Weight = 3
-	h, _ := newRoutingHarness(t, 2, mc)
+	h, _ := newRoutingHarness(t, 2, nil, mc)
 	const n = 200
 	heavy := 0
 	for range n {
