@@ -19,7 +19,8 @@ const (
 // cool-down, then lets one probe through: its success closes the breaker,
 // its failure opens it for another cool-down. While closed, the common
 // case, it costs one atomic load per request and one per answer; the
-// mutex is taken only on the way to and from open.
+// mutex is taken only on the way to and from open, so requests skipping
+// an open upstream do not queue on it.
 type breaker struct {
 	threshold int64
 	coolDown  time.Duration
@@ -27,9 +28,11 @@ type breaker struct {
 
 	state atomic.Int32
 	fails atomic.Int64 // consecutive failures while closed
+	// reopenAt is when an open breaker lets a probe go, in Unix
+	// nanoseconds; written under mu.
+	reopenAt atomic.Int64
 
-	mu       sync.Mutex
-	reopenAt time.Time // open: when a probe may go
+	mu sync.Mutex // serialises state changes
 }
 
 func newBreaker(threshold int, coolDown time.Duration, gauge prometheus.Gauge) *breaker {
@@ -43,9 +46,7 @@ func (b *breaker) available(now time.Time) bool {
 	case breakerClosed:
 		return true
 	case breakerOpen:
-		b.mu.Lock()
-		defer b.mu.Unlock()
-		return !now.Before(b.reopenAt)
+		return now.UnixNano() >= b.reopenAt.Load()
 	}
 	return false
 }
@@ -62,7 +63,7 @@ func (b *breaker) allow(now time.Time) (ok, probe bool) {
 	case breakerClosed:
 		return true, false
 	case breakerOpen:
-		if now.Before(b.reopenAt) {
+		if now.UnixNano() < b.reopenAt.Load() {
 			return false, false
 		}
 		b.set(breakerHalfOpen)
@@ -73,9 +74,7 @@ func (b *breaker) allow(now time.Time) (ok, probe bool) {
 
 // retryIn is how long until an open breaker lets a probe through.
 func (b *breaker) retryIn(now time.Time) time.Duration {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return max(b.reopenAt.Sub(now), 0)
+	return max(time.Duration(b.reopenAt.Load()-now.UnixNano()), 0)
 }
 
 // success reports an answer: the upstream works.
@@ -101,7 +100,7 @@ func (b *breaker) failure(now time.Time, probe bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if probe || b.state.Load() == breakerClosed {
-		b.reopenAt = now.Add(b.coolDown)
+		b.reopenAt.Store(now.Add(b.coolDown).UnixNano())
 		b.set(breakerOpen)
 	}
 }
@@ -115,7 +114,7 @@ func (b *breaker) abandon(now time.Time, probe bool) {
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	b.reopenAt = now
+	b.reopenAt.Store(now.UnixNano())
 	b.set(breakerOpen)
 }
 

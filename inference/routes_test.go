@@ -3,6 +3,8 @@ package inference
 import (
 	"math"
 	"net/http"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -249,5 +251,30 @@ func TestPickNoneLeft(t *testing.T) {
 	pos, probe, ok := r.pick(m, 0, now.Add(31*time.Second))
 	if !ok || !probe {
 		t.Fatalf("after the cool-down: pick = %d, probe %v, ok %v; want a probe", pos, probe, ok)
+	}
+}
+
+func TestBreakerLetsOneProbeThrough(t *testing.T) {
+	b := newBreaker(1, time.Second, prometheus.NewGauge(prometheus.GaugeOpts{Name: "g"}))
+	now := time.Now()
+	b.failure(now, false)
+	later := now.Add(2 * time.Second)
+	var wg sync.WaitGroup
+	var allowed, probes atomic.Int64
+	for range 64 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if ok, probe := b.allow(later); ok {
+				allowed.Add(1)
+				if probe {
+					probes.Add(1)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if allowed.Load() != 1 || probes.Load() != 1 {
+		t.Fatalf("%d requests let through (%d probes) after the cool-down, want one probe", allowed.Load(), probes.Load())
 	}
 }
