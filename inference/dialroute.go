@@ -65,16 +65,14 @@ func (g *Gateway) tryUpstream(ctx context.Context, ex *exchange, modelID string,
 	if retry {
 		st.retries.Inc()
 	}
-	st.inFlight.Add(1)
-	st.gauge.Inc()
-	done := func() { st.inFlight.Add(-1); st.gauge.Dec() }
+	st.enter()
 	start := time.Now()
 	ans, fail := g.client.try(ctx, *up, path, body, stream)
 	at := attempt{Provider: up.Provider.Name, Model: name, DurationMS: float64(time.Since(start).Microseconds()) / 1000}
 	if fail == nil {
 		// Held in flight until the answer is closed: a stream keeps its
 		// upstream busy to its end.
-		ans.release = done
+		ans.busy = st
 		at.Status = ans.status
 		ex.attempts = append(ex.attempts, at)
 		ex.served = up
@@ -88,7 +86,7 @@ func (g *Gateway) tryUpstream(ctx context.Context, ex *exchange, modelID string,
 		}
 		return ans, nil
 	}
-	done()
+	st.leave()
 	at.Status, at.Error = fail.status, fail.message
 	ex.attempts = append(ex.attempts, at)
 	switch {

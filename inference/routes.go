@@ -30,6 +30,10 @@ type upstreamState struct {
 	gauge    prometheus.Gauge   // in flight
 }
 
+// enter and leave count a request the upstream is answering.
+func (s *upstreamState) enter() { s.inFlight.Add(1); s.gauge.Inc() }
+func (s *upstreamState) leave() { s.inFlight.Add(-1); s.gauge.Dec() }
+
 // routeMetrics are the per-upstream metric families.
 type routeMetrics struct {
 	requests, failures, retries *prometheus.CounterVec

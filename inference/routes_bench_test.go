@@ -26,11 +26,9 @@ func BenchmarkRouteBookkeeping(b *testing.B) {
 				}
 				st := r.state(&m.Upstreams[pos])
 				st.requests.Inc()
-				st.inFlight.Add(1)
-				st.gauge.Inc()
+				st.enter()
 				st.breaker.success(probe)
-				st.inFlight.Add(-1)
-				st.gauge.Dec()
+				st.leave()
 			}
 		})
 	}

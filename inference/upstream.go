@@ -52,15 +52,15 @@ type answer struct {
 	closer   io.Closer
 	cancel   context.CancelFunc
 	idle     *idleTimer
-	// release ends the answer's count in its upstream's requests in
-	// flight; nil once called.
-	release func()
+	// busy is the upstream whose requests in flight count the answer
+	// until it is closed; nil once closed.
+	busy *upstreamState
 }
 
 func (a *answer) close() {
-	if a.release != nil {
-		a.release()
-		a.release = nil
+	if a.busy != nil {
+		a.busy.leave()
+		a.busy = nil
 	}
 	if a.closer != nil {
 		_ = a.closer.Close()
