@@ -4,8 +4,9 @@
 // own LLM endpoints /completions/create and /completions/create_stream. It
 // authenticates Weft keys, resolves the caller's project, caps the requests
 // in flight per project and per key, forwards each request to the catalog's upstreams
-// in failover order, relays the answer (server-sent events for streams,
-// with usage always captured) and records every request as a Weave call in
+// (balanced, retried, behind circuit breakers: see route) or answers it
+// from the response cache, relays the answer (server-sent events for
+// streams, with usage always captured) and records every request as a Weave call in
 // the caller's project through the ingest pipeline, without ever making
 // the response wait for it.
 //

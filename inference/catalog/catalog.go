@@ -1,7 +1,8 @@
 // Package catalog turns the inference section of the configuration into
 // the gateway's model catalog: which models clients may name, their status,
-// the upstream servers that serve each (in failover order) with the
-// provider keys read from the environment, and their token prices.
+// the upstream servers that serve each (and how requests are spread over
+// them: Routing) with the provider keys read from the environment, and
+// their token prices.
 //
 // It must never import HTTP handlers, the pipeline or storage: it is data
 // the gateway consults.

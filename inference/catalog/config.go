@@ -25,7 +25,8 @@ type ProviderConfig struct {
 type ModelConfig struct {
 	// ID is what clients send as model and /v1/models lists; unique.
 	ID string `yaml:"id"`
-	// Upstreams serve the model, tried in order.
+	// Upstreams serve the model, tried in order unless Balance says
+	// otherwise.
 	Upstreams []UpstreamConfig `yaml:"upstreams"`
 	Prices    Prices           `yaml:"prices"`
 	// Status is active (the default), deprecated (still served) or

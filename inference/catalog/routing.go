@@ -8,15 +8,15 @@ import (
 	"strings"
 )
 
-// Balance policies: how a model's first upstream is chosen. The others
-// stay in configuration order behind it, for failover.
+// Balance policies: how each attempt's upstream is chosen among those the
+// request has not tried yet.
 const (
-	// BalanceFailover always starts with the first upstream (the default).
+	// BalanceFailover takes the first in configuration order (the default).
 	BalanceFailover = "failover"
-	// BalanceWeighted draws the first upstream at random by weight.
+	// BalanceWeighted draws one at random by weight.
 	BalanceWeighted = "weighted"
-	// BalanceLeastBusy starts with the upstream with the fewest requests
-	// in flight.
+	// BalanceLeastBusy takes the one with the fewest requests in flight,
+	// the first in configuration order among equals.
 	BalanceLeastBusy = "least_busy"
 )
 
