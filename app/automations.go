@@ -42,6 +42,9 @@ type automationsPart struct {
 	closers []func() error
 	stop    context.CancelFunc
 	wg      sync.WaitGroup
+
+	// aliasMoves tells the gateway of alias events (inference_aliases.go).
+	aliasMoves *aliasEvents
 }
 
 // automationsDeps are what every mode shares.
@@ -82,6 +85,8 @@ func buildAutomations(ctx context.Context, cfg config.Config, roles config.Roles
 		Interval: ac.AlertInterval, Owner: leaseOwner(), PublicURL: ac.PublicURL, Evaluate: roles.Process},
 		logger.With("component", "alerts"), time.Now)
 	part.loops = append(part.loops, part.alerts.Run)
+	part.aliasMoves = &aliasEvents{next: sink}
+	sink = part.aliasMoves
 	part.objects = automations.NewObjects(store, sink, time.Now)
 	part.svc = automations.NewService(automations.Deps{Store: store, Objects: store, Events: sink, Box: d.box, Guard: d.guard,
 		Sender: d.sender, MaxPayloadBytes: ac.MaxPayloadBytes, Wake: d.worker.Wake, Measure: measure, PublicURL: ac.PublicURL})

@@ -37,8 +37,15 @@ func (s *Server) buildInference(ctx context.Context) error {
 		Config: s.cfg.Inference, Catalog: cat, Keys: auth.StoreVerifier{Store: s.keys}, Recorder: rec,
 		Inflight: s.inflight, Registry: s.metrics.Registry, Logger: s.logger.With("component", "inference"),
 		Adapters: s.training.adapters(), Budgets: s.automations.alerts,
+		Aliases: registryAliases{objects: s.automations.objects, training: s.training},
 	})
-	return err
+	if err != nil {
+		return err
+	}
+	moved := s.gateway.AliasMoved
+	s.automations.aliasMoves.moved.Store(&moved)
+	s.automations.loops = append(s.automations.loops, s.gateway.Run)
+	return nil
 }
 
 // startCallRecorder starts the queue between the gateway and the write

@@ -18,12 +18,19 @@ type inferenceAttributes struct {
 	TTFTMillis      float64   `json:"time_to_first_token_ms,omitempty"`
 	OutputTruncated bool      `json:"output_truncated,omitempty"`
 	ClientClosed    bool      `json:"client_closed,omitempty"`
+	// Cache is hit or miss when the response cache was asked.
+	Cache string `json:"cache,omitempty"`
+	// Artifact is the alias version that answered (follow.go).
+	Artifact *aliasVersion `json:"artifact,omitempty"`
 }
 
 func (ex *exchange) attributes() json.RawMessage {
 	a := inferenceAttributes{Endpoint: ex.endpoint, Model: ex.modelID, Stream: ex.stream, StatusCode: ex.status,
 		Attempts: ex.attempts, TTFTMillis: float64(ex.firstByte.Microseconds()) / 1000,
-		OutputTruncated: ex.truncatedOutput, ClientClosed: ex.clientClosedEarly}
+		OutputTruncated: ex.truncatedOutput, ClientClosed: ex.clientClosedEarly, Cache: ex.cache}
+	if ex.version.Digest != "" {
+		a.Artifact = &ex.version
+	}
 	if ex.served != nil {
 		a.Provider, a.UpstreamModel = ex.served.Provider.Name, ex.served.Model
 	}
@@ -62,6 +69,12 @@ func (a *inferenceAttributes) appendJSON(b []byte) []byte {
 	}
 	if a.ClientClosed {
 		b = append(b, `,"client_closed":true`...)
+	}
+	if a.Cache != "" {
+		b = appendJSONString(append(b, `,"cache":`...), a.Cache)
+	}
+	if a.Artifact != nil {
+		b = a.Artifact.appendJSON(append(b, `,"artifact":`...))
 	}
 	return append(b, '}')
 }

@@ -47,6 +47,9 @@ type Config struct {
 	// for the ingest pipeline; beyond them calls are dropped and counted.
 	TraceQueueCalls int   `yaml:"trace_queue_calls"`
 	TraceQueueBytes int64 `yaml:"trace_queue_bytes"`
+	// Routing is retries, the circuit breaker, the response cache and
+	// alias following (routeconfig.go).
+	RoutingConfig `yaml:",inline"`
 }
 
 // LoRAConfig is where chat requests naming a checkpoint
@@ -70,12 +73,14 @@ func DefaultConfig() Config {
 		MaxResponseBytes:        8 << 20,
 		TraceQueueCalls:         10000,
 		TraceQueueBytes:         64 << 20,
+		RoutingConfig:           defaultRoutingConfig(),
 	}
 }
 
 // Validate reports every setting that cannot work, naming its key.
 func (c Config) Validate() error {
 	errs := c.validateBounds()
+	errs = append(errs, c.RoutingConfig.validate()...)
 	errs = append(errs, catalog.Validate(c.Providers, c.Models)...)
 	for j, u := range c.LoRA.Upstreams {
 		if !c.hasProvider(u.Provider) {

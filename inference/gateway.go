@@ -4,8 +4,9 @@
 // own LLM endpoints /completions/create and /completions/create_stream. It
 // authenticates Weft keys, resolves the caller's project, caps the requests
 // in flight per project and per key, forwards each request to the catalog's upstreams
-// in failover order, relays the answer (server-sent events for streams,
-// with usage always captured) and records every request as a Weave call in
+// (balanced, retried, behind circuit breakers: see route) or answers it
+// from the response cache, relays the answer (server-sent events for
+// streams, with usage always captured) and records every request as a Weave call in
 // the caller's project through the ingest pipeline, without ever making
 // the response wait for it.
 //
@@ -56,6 +57,9 @@ type Options struct {
 	// Budgets names a project's enforced budget while it is exceeded;
 	// nil: no budgets.
 	Budgets Budgets
+	// Aliases resolves the aliases catalog models follow; nil: such
+	// models answer 503 (follow.go).
+	Aliases Aliases
 }
 
 // Gateway serves the inference endpoints.
@@ -73,6 +77,12 @@ type Gateway struct {
 	adapters Adapters
 	budgets  Budgets
 	now      func() time.Time
+	// routes balance, retry and break circuits (routes.go).
+	routes *routes
+	// cache answers repeated deterministic requests; nil: off (cache.go).
+	cache *responseCache
+	// follower keeps followed aliases' versions; nil without Aliases.
+	follower *follower
 }
 
 // New builds a Gateway.
@@ -84,10 +94,23 @@ func New(o Options) (*Gateway, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Gateway{cfg: o.Config, catalog: o.Catalog, keys: o.Keys, recorder: o.Recorder, inflight: o.Inflight,
+	rt, err := newRoutes(o.Config, o.Catalog, o.Registry)
+	if err != nil {
+		return nil, err
+	}
+	cm, err := newCacheMetrics(o.Registry)
+	if err != nil {
+		return nil, err
+	}
+	g := &Gateway{cfg: o.Config, catalog: o.Catalog, keys: o.Keys, recorder: o.Recorder, inflight: o.Inflight,
 		logger: o.Logger, limits: newLimiter(o.Config.MaxConcurrentPerProject, o.Config.ProjectConcurrency),
 		keyCaps: newLimiter(o.Config.MaxConcurrentPerKey, nil), client: newUpstreamClient(o.Config, o.Transport),
-		metrics: m, adapters: o.Adapters, budgets: o.Budgets, now: time.Now}, nil
+		metrics: m, adapters: o.Adapters, budgets: o.Budgets, now: time.Now, routes: rt,
+		cache: newResponseCache(o.Config.Cache, cm)}
+	if o.Aliases != nil {
+		g.follower = newFollower(o.Aliases, o.Catalog, o.Config.AliasRefresh)
+	}
+	return g, nil
 }
 
 // Register adds the routes. The /v1 routes authenticate on their own and

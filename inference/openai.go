@@ -67,6 +67,9 @@ func (g *Gateway) serveChat(w http.ResponseWriter, r *http.Request, ex *exchange
 		return
 	}
 	defer release()
+	if g.answerCached(w, r, ex, model, req) {
+		return
+	}
 	g.extendWriteDeadline(w, model)
 	ans, e := g.dial(r.Context(), ex, model, req)
 	if e != nil {
@@ -87,6 +90,7 @@ func (g *Gateway) serveChat(w http.ResponseWriter, r *http.Request, ex *exchange
 		e.write(w)
 		return
 	}
+	g.keepCached(ex, status, out)
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	_, _ = w.Write(out)
@@ -103,6 +107,9 @@ func (g *Gateway) admit(ctx context.Context, ex *exchange, fields map[string]jso
 	ex.modelID, ex.stream = req.model, req.stream
 	model, e := g.lookup(ctx, ex.principal, req.model)
 	if e != nil {
+		return nil, nil, nil, e
+	}
+	if e := g.followAlias(ex, model); e != nil {
 		return nil, nil, nil, e
 	}
 	release, e := g.slots(ex)
@@ -150,7 +157,8 @@ func (g *Gateway) extendWriteDeadline(w http.ResponseWriter, model *catalog.Mode
 	for _, up := range model.Upstreams {
 		longest = max(longest, up.Provider.Timeout)
 	}
-	d := time.Duration(len(model.Upstreams))*longest + g.streamWriteGrace()
+	attempts := len(model.Upstreams) * (g.cfg.Retry.MaxRetries + 1)
+	d := time.Duration(attempts)*longest + g.cfg.Retry.MaxElapsed + g.streamWriteGrace()
 	_ = http.NewResponseController(w).SetWriteDeadline(g.now().Add(d))
 }
 

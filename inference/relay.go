@@ -6,44 +6,22 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"time"
 
 	"github.com/weftdev/weft/inference/catalog"
 )
 
-// dial tries the model's upstreams in order until one answers with
-// something to relay. A connection error, a timeout, a stream that fails
-// before its first byte, or a status other than an answer or a refusal of
-// the request (see passesThrough) moves to the next.
+// dial tries the model's upstreams until one answers with something to
+// relay. A connection error, a timeout, a stream that fails before its
+// first byte, or a status other than an answer or a refusal of the
+// request (see passesThrough) moves to the next, or retries (see route).
 func (g *Gateway) dial(ctx context.Context, ex *exchange, model *catalog.Model, req *chatRequest) (*answer, *apiError) {
 	return g.dialPath(ctx, ex, model, chatPath, req.upstreamBody, req.stream)
 }
 
 // dialPath is dial for any upstream path: body renders the request for
-// an upstream's model name.
+// an upstream's model name. Balancing, retries and breakers: see route.
 func (g *Gateway) dialPath(ctx context.Context, ex *exchange, model *catalog.Model, path string, body func(upstreamModel string) []byte, stream bool) (*answer, *apiError) {
-	var last *failure
-	for _, up := range model.Upstreams {
-		start := time.Now()
-		ans, fail := g.client.try(ctx, up, path, body(up.Model), stream)
-		at := attempt{Provider: up.Provider.Name, Model: up.Model, DurationMS: float64(time.Since(start).Microseconds()) / 1000}
-		if fail == nil {
-			at.Status = ans.status
-			ex.attempts = append(ex.attempts, at)
-			ex.served = &up
-			return ans, nil
-		}
-		at.Status, at.Error = fail.status, fail.message
-		ex.attempts = append(ex.attempts, at)
-		if ctx.Err() != nil {
-			ex.clientClosedEarly = true
-			return nil, &apiError{status: 499, typ: "invalid_request_error", message: "the client closed the request before an upstream answered"}
-		}
-		g.metrics.upstreamFailures.WithLabelValues(up.Provider.Name).Inc()
-		g.logger.Warn("upstream attempt failed", "model", model.ID, "provider", up.Provider, "upstream_model", up.Model, "err", fail)
-		last = fail
-	}
-	return nil, g.exhausted(model.ID, last)
+	return g.route(ctx, ex, model, path, body, stream)
 }
 
 // exhausted is the answer once every upstream failed.

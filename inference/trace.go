@@ -42,6 +42,11 @@ type exchange struct {
 	exception         string
 	truncatedOutput   bool
 	clientClosedEarly bool
+	// cache is cacheHit or cacheMiss when the response cache was asked,
+	// under cacheKey; version is the alias version answering (follow.go).
+	cache    string
+	cacheKey cacheKey
+	version  aliasVersion
 }
 
 // attempt is one try of one upstream, as the trace shows it.
@@ -93,6 +98,9 @@ func ptr[T any](v T) *T { return &v }
 // they came and the two are appended, unless it names them itself or
 // holds escapes, when it is rebuilt member by member.
 func (ex *exchange) summary() json.RawMessage {
+	if ex.cache == cacheHit {
+		return cachedSummary
+	}
 	if len(ex.usage) == 0 {
 		return json.RawMessage("{}")
 	}

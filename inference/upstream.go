@@ -52,9 +52,16 @@ type answer struct {
 	closer   io.Closer
 	cancel   context.CancelFunc
 	idle     *idleTimer
+	// busy is the upstream whose requests in flight count the answer
+	// until it is closed; nil once closed.
+	busy *upstreamState
 }
 
 func (a *answer) close() {
+	if a.busy != nil {
+		a.busy.leave()
+		a.busy = nil
+	}
 	if a.closer != nil {
 		_ = a.closer.Close()
 	}
@@ -68,6 +75,8 @@ func (a *answer) close() {
 type failure struct {
 	status  int // 0: no HTTP answer
 	message string
+	// retryAfter is the upstream's Retry-After; 0 when it sent none.
+	retryAfter time.Duration
 }
 
 func (f *failure) Error() string {
@@ -114,7 +123,7 @@ func (c *upstreamClient) try(ctx context.Context, up catalog.Upstream, path stri
 		msg := errorMessage(resp.Body)
 		_ = resp.Body.Close()
 		ans.close()
-		return nil, &failure{status: resp.StatusCode, message: msg}
+		return nil, &failure{status: resp.StatusCode, message: msg, retryAfter: upstreamRetryAfter(resp.Header, time.Now())}
 	}
 	if stream && resp.StatusCode == http.StatusOK {
 		return c.openStream(actx, ans, resp, timeout)

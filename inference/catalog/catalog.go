@@ -1,7 +1,8 @@
 // Package catalog turns the inference section of the configuration into
 // the gateway's model catalog: which models clients may name, their status,
-// the upstream servers that serve each (in failover order) with the
-// provider keys read from the environment, and their token prices.
+// the upstream servers that serve each (and how requests are spread over
+// them: Routing) with the provider keys read from the environment, and
+// their token prices.
 //
 // It must never import HTTP handlers, the pipeline or storage: it is data
 // the gateway consults.
@@ -34,6 +35,11 @@ func (p *Provider) LogValue() slog.Value { return slog.StringValue(p.Name) }
 type Upstream struct {
 	Provider *Provider
 	Model    string // the upstream's name for the model
+	// Weight is the share under BalanceWeighted (at least 1); Index
+	// numbers the distinct provider and model pairs of the catalog from 0
+	// (see Catalog.Upstreams), so per-upstream state is a slice index.
+	Weight int
+	Index  int
 }
 
 // Model is one catalog entry.
@@ -45,6 +51,7 @@ type Model struct {
 	Created   int64
 	Prices    Prices
 	Images    bool // generates images (see ModelConfig.Images)
+	Routing   Routing
 }
 
 // Retired reports whether requests for the model are refused.
@@ -56,6 +63,8 @@ type Catalog struct {
 	listed []*Model
 	// lora serves checkpoints' adapters (see WithLoRA).
 	lora []Upstream
+	// upstreams are the distinct upstreams, by Index (see indexUpstreams).
+	upstreams []Upstream
 }
 
 // New builds the catalog from validated configuration (see Validate). Provider keys are
@@ -89,11 +98,12 @@ func New(providerConfigs []ProviderConfig, modelConfigs []ModelConfig, getenv fu
 			return nil, err
 		}
 	}
+	c.indexUpstreams()
 	return c, nil
 }
 
 func newModel(m ModelConfig, providers map[string]*Provider) (*Model, error) {
-	model := &Model{ID: m.ID, Status: m.Status, OwnedBy: m.OwnedBy, Created: m.Created, Prices: m.Prices, Images: m.Images}
+	model := &Model{ID: m.ID, Status: m.Status, OwnedBy: m.OwnedBy, Created: m.Created, Prices: m.Prices, Images: m.Images, Routing: m.Routing}
 	if model.Status == "" {
 		model.Status = StatusActive
 	}
@@ -109,7 +119,7 @@ func newModel(m ModelConfig, providers map[string]*Provider) (*Model, error) {
 		if name == "" {
 			name = m.ID
 		}
-		model.Upstreams = append(model.Upstreams, Upstream{Provider: p, Model: name})
+		model.Upstreams = append(model.Upstreams, Upstream{Provider: p, Model: name, Weight: max(u.Weight, 1)})
 	}
 	if len(model.Upstreams) == 0 {
 		return nil, fmt.Errorf("upstreams: list at least one {provider, model}")

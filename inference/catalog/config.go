@@ -25,7 +25,8 @@ type ProviderConfig struct {
 type ModelConfig struct {
 	// ID is what clients send as model and /v1/models lists; unique.
 	ID string `yaml:"id"`
-	// Upstreams serve the model, tried in order.
+	// Upstreams serve the model, tried in order unless Balance says
+	// otherwise.
 	Upstreams []UpstreamConfig `yaml:"upstreams"`
 	Prices    Prices           `yaml:"prices"`
 	// Status is active (the default), deprecated (still served) or
@@ -37,6 +38,8 @@ type ModelConfig struct {
 	// Images says the model generates images: POST /image/create sends
 	// it to its upstreams' /images/generations.
 	Images bool `yaml:"images"`
+	// Routing: balancing, response cache and alias following (routing.go).
+	Routing `yaml:",inline"`
 }
 
 // UpstreamConfig is one place a model is served.
@@ -44,6 +47,8 @@ type UpstreamConfig struct {
 	Provider string `yaml:"provider"`
 	// Model is the upstream's name for it; empty: the catalog id.
 	Model string `yaml:"model"`
+	// Weight is the upstream's share under balance: weighted. 1 when 0.
+	Weight int `yaml:"weight"`
 }
 
 // Prices are USD per million tokens.
@@ -120,6 +125,7 @@ func (m ModelConfig) validate(key string, providers map[string]bool) []error {
 	default:
 		errs = append(errs, fmt.Errorf("%s.status: %q is not one of active, deprecated, retired", key, m.Status))
 	}
+	errs = append(errs, m.Routing.validate(key, m.Upstreams)...)
 	p := m.Prices
 	if !validPrice(p.InputPerMillion) || !validPrice(p.OutputPerMillion) || (p.CachedInputPerMillion != nil && !validPrice(*p.CachedInputPerMillion)) {
 		errs = append(errs, fmt.Errorf("%s.prices: prices must be finite and not negative (USD per million tokens)", key))

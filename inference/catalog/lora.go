@@ -16,7 +16,7 @@ func WithLoRA(upstreams []UpstreamConfig) Option {
 			if !ok {
 				return fmt.Errorf("inference.lora.upstreams[%d].provider: %q is not a name in inference.providers", j, u.Provider)
 			}
-			c.lora = append(c.lora, Upstream{Provider: p, Model: u.Model})
+			c.lora = append(c.lora, Upstream{Provider: p, Model: u.Model, Weight: max(u.Weight, 1)})
 		}
 		return nil
 	}
@@ -35,7 +35,7 @@ func (c *Catalog) Adapter(id, name, baseModel string) (*Model, bool) {
 		m.Prices = base.Prices
 	}
 	for _, u := range c.lora {
-		m.Upstreams = append(m.Upstreams, Upstream{Provider: u.Provider, Model: name})
+		m.Upstreams = append(m.Upstreams, Upstream{Provider: u.Provider, Model: name, Weight: u.Weight, Index: u.Index})
 	}
 	return m, true
 }
