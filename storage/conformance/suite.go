@@ -25,6 +25,7 @@ type Store interface {
 	storage.AutomationsBackend
 	storage.TrainingBackend
 	storage.AnnotationQueueStore
+	storage.InferenceLimitsStore
 }
 
 // RunAll runs every suite of the contract (calls, threads, aggregates, objects and
@@ -53,6 +54,7 @@ func RunAll(t *testing.T, newStore func(t *testing.T) Store) {
 		}},
 		{"Training", func(t *testing.T) { runTraining(t, func(t *testing.T) storage.TrainingBackend { return newStore(t) }) }},
 		{"Annotations", func(t *testing.T) { runAnnotations(t, func(t *testing.T) annotationStore { return newStore(t) }) }},
+		{"InferenceLimits", func(t *testing.T) { runInferenceLimits(t, func(t *testing.T) storage.InferenceLimitsStore { return newStore(t) }) }},
 	}
 	for _, s := range suites {
 		t.Run(s.name, s.run)
