@@ -47,6 +47,16 @@ type Config struct {
 	// for the ingest pipeline; beyond them calls are dropped and counted.
 	TraceQueueCalls int   `yaml:"trace_queue_calls"`
 	TraceQueueBytes int64 `yaml:"trace_queue_bytes"`
+
+	// Limits and Budgets are the rate limits and spend caps in force
+	// until the admin API (/inference/limits) stores others; see
+	// limits_config.go. LimitsSyncInterval is how often replicas share
+	// their rate counts (1s); BudgetsInterval how often spend is read
+	// from the recorded calls (10s).
+	Limits             []LimitRule   `yaml:"limits"`
+	Budgets            []BudgetRule  `yaml:"budgets"`
+	LimitsSyncInterval time.Duration `yaml:"limits_sync_interval"`
+	BudgetsInterval    time.Duration `yaml:"budgets_interval"`
 }
 
 // LoRAConfig is where chat requests naming a checkpoint
@@ -70,12 +80,15 @@ func DefaultConfig() Config {
 		MaxResponseBytes:        8 << 20,
 		TraceQueueCalls:         10000,
 		TraceQueueBytes:         64 << 20,
+		LimitsSyncInterval:      time.Second,
+		BudgetsInterval:         10 * time.Second,
 	}
 }
 
 // Validate reports every setting that cannot work, naming its key.
 func (c Config) Validate() error {
 	errs := c.validateBounds()
+	errs = append(errs, c.validateLimits()...)
 	errs = append(errs, catalog.Validate(c.Providers, c.Models)...)
 	for j, u := range c.LoRA.Upstreams {
 		if !c.hasProvider(u.Provider) {

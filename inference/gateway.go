@@ -56,6 +56,15 @@ type Options struct {
 	// Budgets names a project's enforced budget while it is exceeded;
 	// nil: no budgets.
 	Budgets Budgets
+
+	// Limits shares rate counts between replicas and keeps the limits
+	// the admin API sets; nil: this process counts alone and admin
+	// changes last until it stops. Spend reads recorded spend for
+	// Config.Budgets; nil: they are not enforced. Replica names this
+	// process among the replicas.
+	Limits  storage.InferenceLimitsStore
+	Spend   SpendReader
+	Replica string
 }
 
 // Gateway serves the inference endpoints.
@@ -73,6 +82,11 @@ type Gateway struct {
 	adapters Adapters
 	budgets  Budgets
 	now      func() time.Time
+
+	rates      *rateLimiter
+	spendCaps  *spendCaps
+	limitStore storage.InferenceLimitsStore
+	replica    string
 }
 
 // New builds a Gateway.
@@ -84,10 +98,12 @@ func New(o Options) (*Gateway, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Gateway{cfg: o.Config, catalog: o.Catalog, keys: o.Keys, recorder: o.Recorder, inflight: o.Inflight,
+	g := &Gateway{cfg: o.Config, catalog: o.Catalog, keys: o.Keys, recorder: o.Recorder, inflight: o.Inflight,
 		logger: o.Logger, limits: newLimiter(o.Config.MaxConcurrentPerProject, o.Config.ProjectConcurrency),
 		keyCaps: newLimiter(o.Config.MaxConcurrentPerKey, nil), client: newUpstreamClient(o.Config, o.Transport),
-		metrics: m, adapters: o.Adapters, budgets: o.Budgets, now: time.Now}, nil
+		metrics: m, adapters: o.Adapters, budgets: o.Budgets, now: time.Now}
+	g.initLimits(o)
+	return g, nil
 }
 
 // Register adds the routes. The /v1 routes authenticate on their own and
@@ -101,4 +117,5 @@ func (g *Gateway) Register(mux *http.ServeMux, weaveAuth func(http.Handler) http
 	mux.Handle("POST /completions/create", weaveAuth(http.HandlerFunc(g.weaveCreate)))
 	mux.Handle("POST /completions/create_stream", weaveAuth(http.HandlerFunc(g.weaveCreateStream)))
 	mux.Handle("POST /image/create", weaveAuth(http.HandlerFunc(g.imageCreate)))
+	g.registerLimitsAPI(mux, weaveAuth)
 }

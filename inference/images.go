@@ -109,7 +109,7 @@ func (g *Gateway) openImage(r *http.Request) (*exchange, *catalog.Model, error) 
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := g.budgetError(req.ProjectID); err != nil {
+	if err := g.budgetError(req.ProjectID, p.KeyID); err != nil {
 		return nil, nil, err
 	}
 	in := req.Inputs

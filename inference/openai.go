@@ -40,7 +40,7 @@ func (g *Gateway) openChat(r *http.Request) (*exchange, map[string]json.RawMessa
 	if e != nil {
 		return nil, nil, e
 	}
-	if e := g.checkBudget(project); e != nil {
+	if e := g.checkBudget(project, p.KeyID); e != nil {
 		return nil, nil, e
 	}
 	body, e := g.readBody(r)
@@ -58,6 +58,7 @@ func (g *Gateway) openChat(r *http.Request) (*exchange, map[string]json.RawMessa
 
 func (g *Gateway) serveChat(w http.ResponseWriter, r *http.Request, ex *exchange, fields map[string]json.RawMessage) {
 	req, model, release, e := g.admit(r.Context(), ex, fields)
+	ex.rate.writeHeaders(w.Header())
 	if !ex.untraced {
 		w.Header().Set(callIDHeader, ex.callID)
 	}
@@ -105,8 +106,12 @@ func (g *Gateway) admit(ctx context.Context, ex *exchange, fields map[string]jso
 	if e != nil {
 		return nil, nil, nil, e
 	}
+	if e := g.admitRate(ex, fields); e != nil {
+		return nil, nil, nil, e
+	}
 	release, e := g.slots(ex)
 	if e != nil {
+		ex.rate.undo()
 		return nil, nil, nil, e
 	}
 	return req, model, release, nil
@@ -137,6 +142,7 @@ func (g *Gateway) finish(ex *exchange) {
 		label = ex.modelID
 	}
 	g.metrics.answered(label, ex.status)
+	g.settleRate(ex)
 	if !ex.untraced {
 		g.recorder.Record(ex.call(g.now()))
 	}

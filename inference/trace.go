@@ -42,6 +42,7 @@ type exchange struct {
 	exception         string
 	truncatedOutput   bool
 	clientClosedEarly bool
+	rate              admission // standing with the rate limits (ratelimit.go)
 }
 
 // attempt is one try of one upstream, as the trace shows it.
