@@ -34,6 +34,7 @@ type backend interface {
 	storage.AutomationsBackend
 	storage.TrainingBackend
 	storage.AnnotationQueueStore
+	storage.InferenceLimitsStore
 	Close() error
 }
 

@@ -8,6 +8,7 @@ import (
 	"go.opentelemetry.io/collector/component"
 
 	"github.com/weftdev/weft/auth"
+	"github.com/weftdev/weft/automations"
 	"github.com/weftdev/weft/inference"
 	"github.com/weftdev/weft/inference/callrecord"
 	"github.com/weftdev/weft/inference/catalog"
@@ -37,8 +38,13 @@ func (s *Server) buildInference(ctx context.Context) error {
 		Config: s.cfg.Inference, Catalog: cat, Keys: auth.StoreVerifier{Store: s.keys}, Recorder: rec,
 		Inflight: s.inflight, Registry: s.metrics.Registry, Logger: s.logger.With("component", "inference"),
 		Adapters: s.training.adapters(), Budgets: s.automations.alerts,
+		Limits: s.store, Spend: automations.Measurer{Calls: s.store, Price: s.usageCost}, Replica: leaseOwner(),
 	})
-	return err
+	if err != nil {
+		return err
+	}
+	s.automations.loops = append(s.automations.loops, s.gateway.Loops()...) // limits and budgets, until shutdown
+	return nil
 }
 
 // startCallRecorder starts the queue between the gateway and the write

@@ -18,12 +18,14 @@ type inferenceAttributes struct {
 	TTFTMillis      float64   `json:"time_to_first_token_ms,omitempty"`
 	OutputTruncated bool      `json:"output_truncated,omitempty"`
 	ClientClosed    bool      `json:"client_closed,omitempty"`
+	// KeyID names the API key, so a key's spend can be read back.
+	KeyID string `json:"key_id,omitempty"`
 }
 
 func (ex *exchange) attributes() json.RawMessage {
 	a := inferenceAttributes{Endpoint: ex.endpoint, Model: ex.modelID, Stream: ex.stream, StatusCode: ex.status,
 		Attempts: ex.attempts, TTFTMillis: float64(ex.firstByte.Microseconds()) / 1000,
-		OutputTruncated: ex.truncatedOutput, ClientClosed: ex.clientClosedEarly}
+		OutputTruncated: ex.truncatedOutput, ClientClosed: ex.clientClosedEarly, KeyID: ex.principal.KeyID}
 	if ex.served != nil {
 		a.Provider, a.UpstreamModel = ex.served.Provider.Name, ex.served.Model
 	}
@@ -62,6 +64,9 @@ func (a *inferenceAttributes) appendJSON(b []byte) []byte {
 	}
 	if a.ClientClosed {
 		b = append(b, `,"client_closed":true`...)
+	}
+	if a.KeyID != "" {
+		b = appendJSONString(append(b, `,"key_id":`...), a.KeyID)
 	}
 	return append(b, '}')
 }
