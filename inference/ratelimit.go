@@ -184,30 +184,77 @@ func (a *admission) settle(used int64, known bool) {
 	}
 }
 
+// The x-ratelimit headers, in canonical form.
+const (
+	headerLimitRequests     = "X-Ratelimit-Limit-Requests"
+	headerRemainingRequests = "X-Ratelimit-Remaining-Requests"
+	headerResetRequests     = "X-Ratelimit-Reset-Requests"
+	headerLimitTokens       = "X-Ratelimit-Limit-Tokens"
+	headerRemainingTokens   = "X-Ratelimit-Remaining-Tokens"
+	headerResetTokens       = "X-Ratelimit-Reset-Tokens"
+)
+
 // writeHeaders sets the x-ratelimit headers the openai clients read, of
 // the tightest limit of each dimension; a request without limits gets
-// none.
+// none. Every request with limits writes them, so the values share one
+// string and one slice.
 func (a *admission) writeHeaders(h http.Header) {
+	if !a.hasReq && !a.hasTok {
+		return
+	}
+	var buf [128]byte
+	b := buf[:0]
+	var ends [6]int
 	if a.hasReq {
-		v := a.requests
-		h["X-Ratelimit-Limit-Requests"] = []string{strconv.FormatInt(v.limitRequests, 10)}
-		h["X-Ratelimit-Remaining-Requests"] = []string{strconv.FormatInt(v.remainingRequests, 10)}
-		h["X-Ratelimit-Reset-Requests"] = []string{resetString(v.reset)}
+		b = strconv.AppendInt(b, a.requests.limitRequests, 10)
+		ends[0] = len(b)
+		b = strconv.AppendInt(b, a.requests.remainingRequests, 10)
+		ends[1] = len(b)
+		b = appendReset(b, a.requests.reset)
+		ends[2] = len(b)
 	}
 	if a.hasTok {
-		v := a.toks
-		h["X-Ratelimit-Limit-Tokens"] = []string{strconv.FormatInt(v.limitTokens, 10)}
-		h["X-Ratelimit-Remaining-Tokens"] = []string{strconv.FormatInt(v.remainingTokens, 10)}
-		h["X-Ratelimit-Reset-Tokens"] = []string{resetString(v.reset)}
+		b = strconv.AppendInt(b, a.toks.limitTokens, 10)
+		ends[3] = len(b)
+		b = strconv.AppendInt(b, a.toks.remainingTokens, 10)
+		ends[4] = len(b)
+		b = appendReset(b, a.toks.reset)
+		ends[5] = len(b)
+	}
+	all := string(b)
+	vals := make([]string, 6)
+	from := 0
+	for i, name := range [6]string{headerLimitRequests, headerRemainingRequests, headerResetRequests,
+		headerLimitTokens, headerRemainingTokens, headerResetTokens} {
+		if (i < 3 && !a.hasReq) || (i >= 3 && !a.hasTok) {
+			continue
+		}
+		vals[i] = all[from:ends[i]]
+		from = ends[i]
+		h[name] = vals[i : i+1 : i+1]
 	}
 }
 
 // resetString is a wait as OpenAI writes it: "1s", "6m0s", "20ms".
-func resetString(d time.Duration) string {
-	if d >= time.Second {
-		return d.Round(time.Second).String()
+func resetString(d time.Duration) string { return string(appendReset(nil, d)) }
+
+// appendReset appends resetString(d): whole seconds from a second up
+// (as time.Duration writes them), else milliseconds.
+func appendReset(b []byte, d time.Duration) []byte {
+	if d < time.Second {
+		return append(strconv.AppendInt(b, int64(max(d.Round(time.Millisecond), 0)/time.Millisecond), 10), "ms"...)
 	}
-	return d.Round(time.Millisecond).String()
+	s := int64(d.Round(time.Second) / time.Second)
+	if h := s / 3600; h > 0 {
+		b = append(strconv.AppendInt(b, h, 10), 'h')
+		s %= 3600
+		b = append(strconv.AppendInt(b, s/60, 10), 'm')
+		s %= 60
+	} else if m := s / 60; m > 0 {
+		b = append(strconv.AppendInt(b, m, 10), 'm')
+		s %= 60
+	}
+	return append(strconv.AppendInt(b, s, 10), 's')
 }
 
 // rateLimited is the refusal of a request over a limit, in OpenAI's words.
@@ -263,18 +310,39 @@ func rawCount(raw json.RawMessage) int64 {
 }
 
 // usedTokens is the total of a recorded usage object, and whether there
-// was one.
+// was one: total_tokens, or prompt_tokens plus completion_tokens. The
+// object is the upstream's, already checked to be one; its members are
+// found by name, without decoding it, as every request reads it.
 func usedTokens(raw json.RawMessage) (int64, bool) {
 	if len(raw) == 0 {
 		return 0, false
 	}
-	var u struct {
-		PromptTokens     int64 `json:"prompt_tokens"`
-		CompletionTokens int64 `json:"completion_tokens"`
-		TotalTokens      int64 `json:"total_tokens"`
-	}
-	if decodeJSON(raw, &u) != nil {
+	total, okTotal := usageMember(raw, `"total_tokens"`)
+	prompt, okPrompt := usageMember(raw, `"prompt_tokens"`)
+	completion, okCompletion := usageMember(raw, `"completion_tokens"`)
+	if !okTotal && !okPrompt && !okCompletion {
 		return 0, false
 	}
-	return max(u.TotalTokens, u.PromptTokens+u.CompletionTokens), true
+	return max(total, prompt+completion), true
+}
+
+// usageMember reads the integer after the member name in raw.
+func usageMember(raw []byte, name string) (int64, bool) {
+	i := bytes.Index(raw, []byte(name))
+	if i < 0 {
+		return 0, false
+	}
+	rest := bytes.TrimLeft(raw[i+len(name):], " \t\r\n")
+	if len(rest) == 0 || rest[0] != ':' {
+		return 0, false
+	}
+	rest = bytes.TrimLeft(rest[1:], " \t\r\n")
+	n, digits := int64(0), 0
+	for _, c := range rest {
+		if c < '0' || c > '9' || digits == 12 {
+			break
+		}
+		n, digits = n*10+int64(c-'0'), digits+1
+	}
+	return n, digits > 0
 }

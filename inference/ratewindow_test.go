@@ -203,3 +203,25 @@ func containsError(errs []error, prefix string) bool {
 	}
 	return false
 }
+
+func TestResetAndUsageFormats(t *testing.T) {
+	for d, want := range map[time.Duration]string{
+		20 * time.Millisecond: "20ms", 999 * time.Millisecond: "999ms", time.Second: "1s", 1500 * time.Millisecond: "2s",
+		59 * time.Second: "59s", 90 * time.Second: "1m30s", 6 * time.Minute: "6m0s", 2*time.Hour + time.Second: "2h0m1s",
+	} {
+		if got := resetString(d); got != want || (d >= time.Second && got != d.Round(time.Second).String()) {
+			t.Errorf("resetString(%s) = %q, want %q", d, got, want)
+		}
+	}
+	for raw, want := range map[string]int64{
+		`{"prompt_tokens":20,"completion_tokens":12,"total_tokens":32}`:                                           32,
+		`{"prompt_tokens": 20, "completion_tokens": 12}`:                                                          32,
+		`{"prompt_tokens":5,"completion_tokens":7,"total_tokens":12,"prompt_tokens_details":{"cached_tokens":3}}`: 12,
+		`{"input_tokens":5}`: -1,
+	} {
+		got, ok := usedTokens(json.RawMessage(raw))
+		if want < 0 && ok || want >= 0 && (!ok || got != want) {
+			t.Errorf("usedTokens(%s) = %d %v, want %d", raw, got, ok, want)
+		}
+	}
+}
