@@ -58,7 +58,8 @@ func (g *Gateway) imageCreate(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer g.finish(ex)
-	releaseSlots, e := g.slots(ex)
+	releaseSlots, e := g.rateAndSlots(ex, nil)
+	ex.rate.writeHeaders(w.Header())
 	if e != nil {
 		ex.fail(e)
 		httpapi.WriteError(w, r, g.logger, httpapi.Errorf(e.status, e.message))

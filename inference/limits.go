@@ -33,6 +33,20 @@ func (g *Gateway) admitRate(ex *exchange, fields map[string]json.RawMessage) *ap
 	return e
 }
 
+// rateAndSlots admits a request (fields: its chat request, nil for one
+// without messages) under the rate limits and takes its concurrency
+// slots; a request the slots refuse is taken back from the limits.
+func (g *Gateway) rateAndSlots(ex *exchange, fields map[string]json.RawMessage) (func(), *apiError) {
+	if e := g.admitRate(ex, fields); e != nil {
+		return nil, e
+	}
+	release, e := g.slots(ex)
+	if e != nil {
+		ex.rate.undo()
+	}
+	return release, e
+}
+
 // settleRate corrects the tokens counted for ex with its recorded usage.
 func (g *Gateway) settleRate(ex *exchange) {
 	if ex.rate.hasTok {

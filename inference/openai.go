@@ -93,9 +93,9 @@ func (g *Gateway) serveChat(w http.ResponseWriter, r *http.Request, ex *exchange
 	_, _ = w.Write(out)
 }
 
-// admit validates a request, finds its model and takes one of the key's
-// concurrency slots and one of the project's: a key naming many projects
-// still has only its own cap.
+// admit validates a request, finds its model, counts it against the
+// rate limits and takes one of the key's concurrency slots and one of
+// the project's: a key naming many projects still has only its own cap.
 func (g *Gateway) admit(ctx context.Context, ex *exchange, fields map[string]json.RawMessage) (*chatRequest, *catalog.Model, func(), *apiError) {
 	req, e := parseChatRequest(fields)
 	if e != nil {
@@ -106,12 +106,8 @@ func (g *Gateway) admit(ctx context.Context, ex *exchange, fields map[string]jso
 	if e != nil {
 		return nil, nil, nil, e
 	}
-	if e := g.admitRate(ex, fields); e != nil {
-		return nil, nil, nil, e
-	}
-	release, e := g.slots(ex)
+	release, e := g.rateAndSlots(ex, fields)
 	if e != nil {
-		ex.rate.undo()
 		return nil, nil, nil, e
 	}
 	return req, model, release, nil

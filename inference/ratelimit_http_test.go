@@ -1,6 +1,7 @@
 package inference
 
 import (
+	"encoding/json"
 	"io"
 	"net/http"
 	"strconv"
@@ -141,4 +142,65 @@ func (h *harness) weave(path string, body any) (int, []byte) {
 	defer resp.Body.Close()
 	out, _ := io.ReadAll(resp.Body)
 	return resp.StatusCode, out
+}
+
+// TestRateLimitStreams: a stream's headers carry the limits, and its
+// tokens are corrected with the usage captured from the stream, even
+// when the client did not ask for it.
+func TestRateLimitStreams(t *testing.T) {
+	h := limitedHarness(t, LimitRule{Project: "acme/app", RequestsPerMinute: 10, TokensPerMinute: 1000})
+	project := map[string]string{"Service-Project": "acme/app"}
+	body := msg("echo-model", "count the words", map[string]any{"stream": true, "max_tokens": 300})
+	fields, _ := decodeObject(mustJSON(body))
+	estimate := estimateTokens(fields)
+	resp := h.do(http.MethodPost, "/v1/chat/completions", body, project)
+	data := sseData(t, resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || len(data) < 2 {
+		t.Fatalf("stream: %d %v", resp.StatusCode, data)
+	}
+	if got := resp.Header.Get("x-ratelimit-remaining-tokens"); got != strconv.FormatInt(1000-estimate, 10) ||
+		resp.Header.Get("x-ratelimit-remaining-requests") != "9" {
+		t.Fatalf("stream headers: tokens %q requests %q, want %d and 9", got, resp.Header.Get("x-ratelimit-remaining-requests"), 1000-estimate)
+	}
+	// "count the words": 3 prompt words, "echo: count the words" 4 answer words.
+	const used = 3 + 4
+	waitFor(t, func() bool { return h.gw.rates.counter(false, "acme/app").lockedUsed().tokens == used },
+		"the stream's tokens corrected to its usage")
+	_, header, _ := h.chat(msg("echo-model", "hi", nil), project)
+	if want := 1000 - used - estimateTokens(mustFields(msg("echo-model", "hi", nil))); header.Get("x-ratelimit-remaining-tokens") != strconv.FormatInt(want, 10) {
+		t.Fatalf("after the stream: %q tokens remaining, want %d", header.Get("x-ratelimit-remaining-tokens"), want)
+	}
+}
+
+// lockedUsed is used, for tests that read a counter in use.
+func (c *windowCounter) lockedUsed() usage {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.used()
+}
+
+func mustFields(body any) map[string]json.RawMessage {
+	fields, _ := decodeObject(mustJSON(body))
+	return fields
+}
+
+// TestRateLimitImages: image requests count against the project's
+// requests per minute like chat requests, and their usage against its
+// tokens.
+func TestRateLimitImages(t *testing.T) {
+	up := newImageUpstream(t)
+	h := newHarness(t, imageModels(up.URL), func(c *Config) {
+		c.Limits = []LimitRule{{Project: "acme/play", RequestsPerMinute: 1, TokensPerMinute: 1 << 20}}
+	})
+	status, out := h.weave("/image/create", imageBody("acme/play", "painter", nil))
+	if status != http.StatusOK {
+		t.Fatalf("%d %s", status, out)
+	}
+	waitFor(t, func() bool { return h.gw.rates.counter(false, "acme/play").lockedUsed().tokens == 4172 },
+		"the image's usage counted")
+	status, out = h.weave("/image/create", imageBody("acme/play", "painter", nil))
+	if status != http.StatusTooManyRequests || !strings.Contains(string(out), "Rate limit reached for project acme/play") {
+		t.Fatalf("second image in the minute: %d %s", status, out)
+	}
 }

@@ -3,6 +3,7 @@ package inference
 import (
 	"encoding/json"
 	"net/http"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -222,6 +223,26 @@ func TestResetAndUsageFormats(t *testing.T) {
 		got, ok := usedTokens(json.RawMessage(raw))
 		if want < 0 && ok || want >= 0 && (!ok || got != want) {
 			t.Errorf("usedTokens(%s) = %d %v, want %d", raw, got, ok, want)
+		}
+	}
+}
+
+// TestConfigValidatesLimits: the configuration file's limits are checked
+// with the rest, each error naming its full key.
+func TestConfigValidatesLimits(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Limits = []LimitRule{{Project: "acme/app", RequestsPerMinute: 600, TokensPerMinute: 200000}}
+	cfg.Budgets = []BudgetRule{{Project: "acme/app", USDPerDay: 25}}
+	if err := cfg.Validate(); err != nil {
+		t.Fatalf("the documented shape: %v", err)
+	}
+	cfg.Limits = append(cfg.Limits, LimitRule{Key: "k"})
+	cfg.LimitsSyncInterval, cfg.BudgetsInterval = 0, time.Millisecond
+	err := cfg.Validate()
+	for _, want := range []string{"inference.limits[1]: set requests_per_minute", "inference.limits_sync_interval: 0s must be at least 10ms",
+		"inference.budgets_interval: 1ms must be at least 10ms"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("errors %v, want %q", err, want)
 		}
 	}
 }
