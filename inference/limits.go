@@ -103,14 +103,14 @@ func (g *Gateway) SyncLimits(ctx context.Context) error {
 	var counts []storage.RateCount
 	for _, c := range g.rates.all() {
 		if cw, u, changed := c.snapshot(); changed && cw >= w-1 {
-			counts = append(counts, storage.RateCount{Scope: c.scope, Window: windowEnd(cw - 1), Replica: g.replica,
+			counts = append(counts, storage.RateCount{Scope: c.scope, Window: windowStart(cw), Replica: g.replica,
 				Requests: u.requests, Tokens: u.tokens})
 		}
 	}
 	if perr := g.limitStore.PublishRateCounts(ctx, counts); perr != nil {
 		return errors.Join(err, fmt.Errorf("publish rate counts: %w", perr))
 	}
-	others, rerr := g.limitStore.RateCounts(ctx, windowEnd(w-2), g.replica, storage.MaxRateCounts)
+	others, rerr := g.limitStore.RateCounts(ctx, windowStart(w-1), g.replica, storage.MaxRateCounts)
 	if rerr != nil {
 		return errors.Join(err, fmt.Errorf("read rate counts: %w", rerr))
 	}

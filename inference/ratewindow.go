@@ -12,8 +12,11 @@ const rateWindow = time.Minute
 // windowOf is the index of the window holding t.
 func windowOf(t time.Time) int64 { return t.Unix() / int64(rateWindow/time.Second) }
 
+// windowStart is when window w starts.
+func windowStart(w int64) time.Time { return time.Unix(w*int64(rateWindow/time.Second), 0).UTC() }
+
 // windowEnd is when window w ends.
-func windowEnd(w int64) time.Time { return time.Unix((w+1)*int64(rateWindow/time.Second), 0) }
+func windowEnd(w int64) time.Time { return windowStart(w + 1) }
 
 // usage is what a window admitted.
 type usage struct{ requests, tokens int64 }
