@@ -54,7 +54,9 @@ func RunAll(t *testing.T, newStore func(t *testing.T) Store) {
 		}},
 		{"Training", func(t *testing.T) { runTraining(t, func(t *testing.T) storage.TrainingBackend { return newStore(t) }) }},
 		{"Annotations", func(t *testing.T) { runAnnotations(t, func(t *testing.T) annotationStore { return newStore(t) }) }},
-		{"InferenceLimits", func(t *testing.T) { runInferenceLimits(t, func(t *testing.T) storage.InferenceLimitsStore { return newStore(t) }) }},
+		{"InferenceLimits", func(t *testing.T) {
+			runInferenceLimits(t, func(t *testing.T) storage.InferenceLimitsStore { return newStore(t) })
+		}},
 	}
 	for _, s := range suites {
 		t.Run(s.name, s.run)
