@@ -35,6 +35,7 @@ type backend interface {
 	storage.TrainingBackend
 	storage.AnnotationQueueStore
 	storage.MonitorStore
+	storage.InferenceLimitsStore
 	Close() error
 }
 

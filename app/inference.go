@@ -8,6 +8,7 @@ import (
 	"go.opentelemetry.io/collector/component"
 
 	"github.com/weftdev/weft/auth"
+	"github.com/weftdev/weft/automations"
 	"github.com/weftdev/weft/inference"
 	"github.com/weftdev/weft/inference/callrecord"
 	"github.com/weftdev/weft/inference/catalog"
@@ -38,6 +39,7 @@ func (s *Server) buildInference(ctx context.Context) error {
 		Inflight: s.inflight, Registry: s.metrics.Registry, Logger: s.logger.With("component", "inference"),
 		Adapters: s.training.adapters(), Budgets: s.automations.alerts,
 		Aliases: registryAliases{objects: s.automations.objects, training: s.training},
+		Limits:  s.store, Spend: automations.Measurer{Calls: s.store, Price: s.usageCost}, Replica: leaseOwner(),
 	})
 	if err != nil {
 		return err
@@ -45,6 +47,7 @@ func (s *Server) buildInference(ctx context.Context) error {
 	moved := s.gateway.AliasMoved
 	s.automations.aliasMoves.moved.Store(&moved)
 	s.automations.loops = append(s.automations.loops, s.gateway.Run)
+	s.automations.loops = append(s.automations.loops, s.gateway.Loops()...) // limits and budgets, until shutdown
 	return nil
 }
 

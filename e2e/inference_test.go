@@ -35,6 +35,7 @@ inference:
   retry_after: 1s
   stream_idle_timeout: 2s
   project_concurrency: {acme/limited: 1}
+  limits: [{project: acme/ratelimited, requests_per_minute: 2, tokens_per_minute: 100000}]
   providers:
     - {name: local, base_url: %[1]q, api_key_env: WEFT_E2E_LLM_KEY}
     - {name: impatient, base_url: %[1]q, api_key_env: WEFT_E2E_LLM_KEY, timeout: 100ms}

@@ -22,12 +22,15 @@ type inferenceAttributes struct {
 	Cache string `json:"cache,omitempty"`
 	// Artifact is the alias version that answered (follow.go).
 	Artifact *aliasVersion `json:"artifact,omitempty"`
+	// KeyID names the API key, so a key's spend can be read back.
+	KeyID string `json:"key_id,omitempty"`
 }
 
 func (ex *exchange) attributes() json.RawMessage {
 	a := inferenceAttributes{Endpoint: ex.endpoint, Model: ex.modelID, Stream: ex.stream, StatusCode: ex.status,
 		Attempts: ex.attempts, TTFTMillis: float64(ex.firstByte.Microseconds()) / 1000,
-		OutputTruncated: ex.truncatedOutput, ClientClosed: ex.clientClosedEarly, Cache: ex.cache}
+		OutputTruncated: ex.truncatedOutput, ClientClosed: ex.clientClosedEarly, Cache: ex.cache,
+		KeyID: ex.principal.KeyID}
 	if ex.version.Digest != "" {
 		a.Artifact = &ex.version
 	}
@@ -75,6 +78,9 @@ func (a *inferenceAttributes) appendJSON(b []byte) []byte {
 	}
 	if a.Artifact != nil {
 		b = a.Artifact.appendJSON(append(b, `,"artifact":`...))
+	}
+	if a.KeyID != "" {
+		b = appendJSONString(append(b, `,"key_id":`...), a.KeyID)
 	}
 	return append(b, '}')
 }

@@ -21,22 +21,26 @@ func budgetMessage(project, name string) string {
 		"requests are refused until it resolves, or raise or disable the budget", project, name)
 }
 
-// checkBudget refuses a project an enforced budget blocks, in the
-// OpenAI error shape.
-func (g *Gateway) checkBudget(project string) *apiError {
-	if g.budgets == nil {
-		return nil
+// checkBudget refuses a request an exceeded budget blocks, in the
+// OpenAI error shape: a firing enforced cost alert of the project, or a
+// configured budget of the project or of the key in it (spendcaps.go).
+// Both sources are asked here, and only here.
+func (g *Gateway) checkBudget(project, keyID string) *apiError {
+	if g.budgets != nil {
+		if name, blocked := g.budgets.Blocking(project); blocked {
+			return &apiError{status: http.StatusTooManyRequests, typ: "insufficient_quota", code: "budget_exceeded",
+				message: budgetMessage(project, name)}
+		}
 	}
-	if name, blocked := g.budgets.Blocking(project); blocked {
-		return &apiError{status: http.StatusTooManyRequests, typ: "insufficient_quota", code: "budget_exceeded",
-			message: budgetMessage(project, name)}
+	if msg, blocked := g.spendCaps.blocking(project, keyID); blocked {
+		return &apiError{status: http.StatusTooManyRequests, typ: "insufficient_quota", code: "budget_exceeded", message: msg}
 	}
 	return nil
 }
 
 // budgetError is checkBudget for the Weave-shaped endpoints.
-func (g *Gateway) budgetError(project string) error {
-	if e := g.checkBudget(project); e != nil {
+func (g *Gateway) budgetError(project, keyID string) error {
+	if e := g.checkBudget(project, keyID); e != nil {
 		return httpapi.Errorf(e.status, e.message)
 	}
 	return nil

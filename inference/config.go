@@ -50,6 +50,16 @@ type Config struct {
 	// Routing is retries, the circuit breaker, the response cache and
 	// alias following (routeconfig.go).
 	RoutingConfig `yaml:",inline"`
+
+	// Limits and Budgets are the rate limits and spend caps in force
+	// until the admin API (/inference/limits) stores others; see
+	// limits_config.go. LimitsSyncInterval is how often replicas share
+	// their rate counts (1s); BudgetsInterval how often spend is read
+	// from the recorded calls (10s).
+	Limits             []LimitRule   `yaml:"limits"`
+	Budgets            []BudgetRule  `yaml:"budgets"`
+	LimitsSyncInterval time.Duration `yaml:"limits_sync_interval"`
+	BudgetsInterval    time.Duration `yaml:"budgets_interval"`
 }
 
 // LoRAConfig is where chat requests naming a checkpoint
@@ -74,6 +84,8 @@ func DefaultConfig() Config {
 		TraceQueueCalls:         10000,
 		TraceQueueBytes:         64 << 20,
 		RoutingConfig:           defaultRoutingConfig(),
+		LimitsSyncInterval:      time.Second,
+		BudgetsInterval:         10 * time.Second,
 	}
 }
 
@@ -81,6 +93,7 @@ func DefaultConfig() Config {
 func (c Config) Validate() error {
 	errs := c.validateBounds()
 	errs = append(errs, c.RoutingConfig.validate()...)
+	errs = append(errs, c.validateLimits()...)
 	errs = append(errs, catalog.Validate(c.Providers, c.Models)...)
 	for j, u := range c.LoRA.Upstreams {
 		if !c.hasProvider(u.Provider) {

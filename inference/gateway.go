@@ -60,6 +60,15 @@ type Options struct {
 	// Aliases resolves the aliases catalog models follow; nil: such
 	// models answer 503 (follow.go).
 	Aliases Aliases
+
+	// Limits shares rate counts between replicas and keeps the limits
+	// the admin API sets; nil: this process counts alone and admin
+	// changes last until it stops. Spend reads recorded spend for
+	// Config.Budgets; nil: they are not enforced. Replica names this
+	// process among the replicas.
+	Limits  storage.InferenceLimitsStore
+	Spend   SpendReader
+	Replica string
 }
 
 // Gateway serves the inference endpoints.
@@ -83,6 +92,11 @@ type Gateway struct {
 	cache *responseCache
 	// follower keeps followed aliases' versions; nil without Aliases.
 	follower *follower
+
+	rates      *rateLimiter
+	spendCaps  *spendCaps
+	limitStore storage.InferenceLimitsStore
+	replica    string
 }
 
 // New builds a Gateway.
@@ -110,6 +124,7 @@ func New(o Options) (*Gateway, error) {
 	if o.Aliases != nil {
 		g.follower = newFollower(o.Aliases, o.Catalog, o.Config.AliasRefresh)
 	}
+	g.initLimits(o)
 	return g, nil
 }
 
@@ -124,4 +139,5 @@ func (g *Gateway) Register(mux *http.ServeMux, weaveAuth func(http.Handler) http
 	mux.Handle("POST /completions/create", weaveAuth(http.HandlerFunc(g.weaveCreate)))
 	mux.Handle("POST /completions/create_stream", weaveAuth(http.HandlerFunc(g.weaveCreateStream)))
 	mux.Handle("POST /image/create", weaveAuth(http.HandlerFunc(g.imageCreate)))
+	g.registerLimitsAPI(mux, weaveAuth)
 }

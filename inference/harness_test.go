@@ -62,6 +62,7 @@ type harness struct {
 	keys                               auth.KeyStore
 	inflight                           *httpapi.Inflight
 	gw                                 *Gateway
+	clock                              *testClock // the gateway's clock
 }
 
 func model(id string, status string, ups ...catalog.UpstreamConfig) catalog.ModelConfig {
@@ -128,6 +129,8 @@ func newHarness(t *testing.T, mutate ...func(*Config)) *harness {
 	if err != nil {
 		t.Fatal(err)
 	}
+	h.clock = &testClock{}
+	gw.now = h.clock.now
 	mux := http.NewServeMux()
 	gw.Register(mux, func(next http.Handler) http.Handler { return httpapi.Authenticate(verifier, logger, next) })
 	srv := httptest.NewServer(mux)

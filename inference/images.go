@@ -58,7 +58,8 @@ func (g *Gateway) imageCreate(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer g.finish(ex)
-	releaseSlots, e := g.slots(ex)
+	releaseSlots, e := g.rateAndSlots(ex, nil)
+	ex.rate.writeHeaders(w.Header())
 	if e != nil {
 		ex.fail(e)
 		httpapi.WriteError(w, r, g.logger, httpapi.Errorf(e.status, e.message))
@@ -109,7 +110,7 @@ func (g *Gateway) openImage(r *http.Request) (*exchange, *catalog.Model, error) 
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := g.budgetError(req.ProjectID); err != nil {
+	if err := g.budgetError(req.ProjectID, p.KeyID); err != nil {
 		return nil, nil, err
 	}
 	in := req.Inputs

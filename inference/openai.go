@@ -40,7 +40,7 @@ func (g *Gateway) openChat(r *http.Request) (*exchange, map[string]json.RawMessa
 	if e != nil {
 		return nil, nil, e
 	}
-	if e := g.checkBudget(project); e != nil {
+	if e := g.checkBudget(project, p.KeyID); e != nil {
 		return nil, nil, e
 	}
 	body, e := g.readBody(r)
@@ -58,6 +58,7 @@ func (g *Gateway) openChat(r *http.Request) (*exchange, map[string]json.RawMessa
 
 func (g *Gateway) serveChat(w http.ResponseWriter, r *http.Request, ex *exchange, fields map[string]json.RawMessage) {
 	req, model, release, e := g.admit(r.Context(), ex, fields)
+	ex.rate.writeHeaders(w.Header())
 	if !ex.untraced {
 		w.Header().Set(callIDHeader, ex.callID)
 	}
@@ -96,9 +97,9 @@ func (g *Gateway) serveChat(w http.ResponseWriter, r *http.Request, ex *exchange
 	_, _ = w.Write(out)
 }
 
-// admit validates a request, finds its model and takes one of the key's
-// concurrency slots and one of the project's: a key naming many projects
-// still has only its own cap.
+// admit validates a request, finds its model, counts it against the
+// rate limits and takes one of the key's concurrency slots and one of
+// the project's: a key naming many projects still has only its own cap.
 func (g *Gateway) admit(ctx context.Context, ex *exchange, fields map[string]json.RawMessage) (*chatRequest, *catalog.Model, func(), *apiError) {
 	req, e := parseChatRequest(fields)
 	if e != nil {
@@ -112,7 +113,7 @@ func (g *Gateway) admit(ctx context.Context, ex *exchange, fields map[string]jso
 	if e := g.followAlias(ex, model); e != nil {
 		return nil, nil, nil, e
 	}
-	release, e := g.slots(ex)
+	release, e := g.rateAndSlots(ex, fields)
 	if e != nil {
 		return nil, nil, nil, e
 	}
@@ -144,6 +145,7 @@ func (g *Gateway) finish(ex *exchange) {
 		label = ex.modelID
 	}
 	g.metrics.answered(label, ex.status)
+	g.settleRate(ex)
 	if !ex.untraced {
 		g.recorder.Record(ex.call(g.now()))
 	}

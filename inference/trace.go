@@ -47,6 +47,7 @@ type exchange struct {
 	cache    string
 	cacheKey cacheKey
 	version  aliasVersion
+	rate     admission // standing with the rate limits (ratelimit.go)
 }
 
 // attempt is one try of one upstream, as the trace shows it.

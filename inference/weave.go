@@ -60,6 +60,7 @@ func (g *Gateway) weaveCompletion(w http.ResponseWriter, r *http.Request, stream
 	}
 	defer g.finish(ex)
 	req, model, release, e := g.admit(r.Context(), ex, fields)
+	ex.rate.writeHeaders(w.Header())
 	if e != nil && e.status == http.StatusTooManyRequests {
 		ex.fail(e)
 		httpapi.WriteError(w, r, g.logger, httpapi.Errorf(e.status, e.message))
@@ -133,7 +134,7 @@ func (g *Gateway) openWeave(r *http.Request, stream bool) (*exchange, map[string
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := g.budgetError(req.ProjectID); err != nil {
+	if err := g.budgetError(req.ProjectID, p.KeyID); err != nil {
 		return nil, nil, err
 	}
 	fields, stored, err := weaveInputs(req.Inputs, stream)

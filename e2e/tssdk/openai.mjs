@@ -69,5 +69,20 @@ await failing('midStream', async () => {
   for await (const _ of stream) { /* drain until the error event */ }
 });
 await failing('wrongKey', () => new OpenAI({ baseURL: env('WEFT_BASE_URL'), apiKey: 'weft-wrong', maxRetries: 0 }).models.list());
+// A project limited to one request a minute: the headers of the answer
+// within it, then the 429 with its Retry-After.
+const limited = new OpenAI({ baseURL: env('WEFT_BASE_URL'), apiKey: env('WEFT_API_KEY'), project: env('WEFT_LIMITED_PROJECT'), maxRetries: 0 });
+{
+  const { response } = await limited.chat.completions.create({ model, messages: messages('hi') }).withResponse();
+  result.rateLimit = { limit: response.headers.get('x-ratelimit-limit-requests'), remaining: response.headers.get('x-ratelimit-remaining-requests') };
+}
+await failing('rateLimited', async () => {
+  try {
+    await limited.chat.completions.create({ model, messages: messages('hi') });
+  } catch (e) {
+    result.rateLimit.retryAfter = e.headers?.get('retry-after') ?? null;
+    throw e;
+  }
+});
 
 writeFileSync(env('WEFT_RESULT_FILE'), JSON.stringify(result));

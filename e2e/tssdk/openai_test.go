@@ -15,6 +15,7 @@ import (
 
 	"github.com/weftdev/weft/auth"
 	"github.com/weftdev/weft/config"
+	"github.com/weftdev/weft/inference"
 	"github.com/weftdev/weft/inference/catalog"
 	"github.com/weftdev/weft/inference/upstreamtest"
 )
@@ -24,6 +25,7 @@ const (
 	gatewayModel   = "acme-llama"
 	gatewayPrice   = 0.5 // USD per million tokens, input and output
 	gatewayProject = "acme/node"
+	limitedProject = "acme/node-limited" // one request a minute
 )
 
 // openaiResult is what openai.mjs saw through the npm client.
@@ -32,6 +34,7 @@ type openaiResult struct {
 	Plain, Tools, JSON             plainAnswer
 	Failover, Slow                 plainAnswer
 	StreamWithUsage, StreamNoUsage streamAnswer
+	RateLimit                      struct{ Limit, Remaining, RetryAfter *string }
 	Errors                         map[string]struct {
 		Status  int
 		Code    *string
@@ -96,6 +99,7 @@ func startGatewayWeft(t *testing.T) (url, key string) {
 		{ID: "failover", Upstreams: []catalog.UpstreamConfig{{Provider: "down", Model: "echo"}, {Provider: "fake", Model: "echo-spare"}}},
 		{ID: "slow", Upstreams: []catalog.UpstreamConfig{{Provider: "fake", Model: "slow"}}},
 	}
+	cfg.Inference.Limits = []inference.LimitRule{{Project: limitedProject, RequestsPerMinute: 1}}
 	if err := cfg.Validate(); err != nil {
 		t.Fatal(err)
 	}
@@ -117,7 +121,7 @@ func runOpenAIScript(t *testing.T, node, url, key string) (openaiResult, []byte)
 	cmd.Dir = work
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + work, "WEFT_BASE_URL=" + url + "/v1", "WEFT_API_KEY=" + key,
 		"WEFT_PROJECT=" + gatewayProject, "WEFT_MODEL=" + gatewayModel, "WEFT_BROKEN_MODEL=broken",
-		"WEFT_MIDSTREAM_MODEL=midstream", "WEFT_FAILOVER_MODEL=failover", "WEFT_SLOW_MODEL=slow", "WEFT_RESULT_FILE=" + resultFile}
+		"WEFT_MIDSTREAM_MODEL=midstream", "WEFT_FAILOVER_MODEL=failover", "WEFT_SLOW_MODEL=slow", "WEFT_LIMITED_PROJECT=" + limitedProject, "WEFT_RESULT_FILE=" + resultFile}
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
@@ -176,6 +180,10 @@ func checkNodeErrors(t *testing.T, res openaiResult) {
 		{"upstreamError", "InternalServerError", "upstream_error", "answered 500", 502},
 		{"midStream", "APIError", "", "upstream exploded", 0},
 		{"wrongKey", "AuthenticationError", "invalid_api_key", "unknown or revoked", 401},
+		{"rateLimited", "RateLimitError", "rate_limit_exceeded", "Rate limit reached for project " + limitedProject, 429},
+	}
+	if rl := res.RateLimit; rl.Limit == nil || *rl.Limit != "1" || rl.Remaining == nil || *rl.Remaining != "0" || rl.RetryAfter == nil || *rl.RetryAfter == "" {
+		t.Errorf("rate limit headers seen by the client: %+v", rl)
 	}
 	for _, tc := range tests {
 		e := res.Errors[tc.name]

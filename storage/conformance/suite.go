@@ -26,6 +26,7 @@ type Store interface {
 	storage.TrainingBackend
 	storage.AnnotationQueueStore
 	storage.MonitorStore
+	storage.InferenceLimitsStore
 }
 
 // RunAll runs every suite of the contract (calls, threads, aggregates, objects and
@@ -55,6 +56,9 @@ func RunAll(t *testing.T, newStore func(t *testing.T) Store) {
 		{"Training", func(t *testing.T) { runTraining(t, func(t *testing.T) storage.TrainingBackend { return newStore(t) }) }},
 		{"Annotations", func(t *testing.T) { runAnnotations(t, func(t *testing.T) annotationStore { return newStore(t) }) }},
 		{"Monitors", func(t *testing.T) { runMonitors(t, func(t *testing.T) monitorStore { return newStore(t) }) }},
+		{"InferenceLimits", func(t *testing.T) {
+			runInferenceLimits(t, func(t *testing.T) storage.InferenceLimitsStore { return newStore(t) })
+		}},
 	}
 	for _, s := range suites {
 		t.Run(s.name, s.run)
