@@ -99,7 +99,9 @@ func (p *monitorsPart) shutdown(ctx context.Context) error {
 }
 
 // monitorsObjects wraps the object store so that publishing a monitor in
-// this process is read by its registry at once, not at the next refresh.
+// this process is read by its registry before the publish is answered:
+// calls stored after it are scored, not only those after the next
+// refresh.
 func (s *Server) monitorsObjects(store storage.ObjectStore) storage.ObjectStore {
 	if s.monitors == nil {
 		return store
@@ -119,7 +121,7 @@ var monitorMark = []byte(`"` + monitors.MonitorClass + `"`)
 func (o nudgingObjects) CreateObject(ctx context.Context, req storage.ObjCreateReq) (storage.ObjCreateRes, error) {
 	res, err := o.ObjectStore.CreateObject(ctx, req)
 	if err == nil && bytes.Contains(req.Obj.Val, monitorMark) {
-		o.registry.Nudge()
+		o.follow(ctx)
 	}
 	return res, err
 }
@@ -129,10 +131,18 @@ func (o nudgingObjects) DeleteObjects(ctx context.Context, req storage.ObjDelete
 	if err == nil {
 		for _, v := range res.DeletedVersions {
 			if v.BaseObjectClass != nil && *v.BaseObjectClass == monitors.MonitorClass {
-				o.registry.Nudge()
+				o.follow(ctx)
 				break
 			}
 		}
 	}
 	return res, err
+}
+
+// follow reads the monitors again now; if that fails, the background
+// refresh tries soon.
+func (o nudgingObjects) follow(ctx context.Context) {
+	if err := o.registry.Refresh(ctx); err != nil {
+		o.registry.Nudge()
+	}
 }

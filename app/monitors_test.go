@@ -140,7 +140,6 @@ func TestMonitorScoresStoredCalls(t *testing.T) {
 	e, up := monitorsEnv(t)
 	judge := e.publishJudge("helpful", "judge", "Rate the answer to {inputs.q}. The answer: {output}")
 	mon := e.publishMonitor("quality", 1, []string{"answer"}, []string{judge}, nil)
-	time.Sleep(100 * time.Millisecond) // the registry reads the monitor
 	ids := e.writeOpCalls("answer", "a", "a good answer", "a bad answer", "good again")
 	e.writeOpCalls("other", "o", "good but unwatched")
 
@@ -203,7 +202,6 @@ func TestMonitorSamplesAndCaps(t *testing.T) {
 	judge := e.publishJudge("sampler", "judge", "Is {output} good?")
 	// A cap of 0 is none (the default cap would stop this one).
 	e.publishMonitor("half", 0.5, []string{"sampled"}, []string{judge}, map[string]any{"daily_spend_cap_usd": 0})
-	time.Sleep(100 * time.Millisecond)
 	outputs := make([]string, 60)
 	for i := range outputs {
 		outputs[i] = "good"
@@ -229,7 +227,6 @@ func TestMonitorSamplesAndCaps(t *testing.T) {
 	// Each answer costs dollars at a dollar a token: the first spends the
 	// cap, the rest are skipped.
 	e.publishMonitor("thrifty", 1, []string{"costly"}, []string{capped}, map[string]any{"daily_spend_cap_usd": 1})
-	time.Sleep(100 * time.Millisecond)
 	e.writeOpCalls("costly", "c", "good", "good", "good", "good")
 	waitFor(t, "the capped monitor's results", func() bool {
 		st := e.monitorStatus()
@@ -246,11 +243,11 @@ func TestMonitorSamplesAndCaps(t *testing.T) {
 // that answers something other than its verdict fails at once; neither
 // stores a verdict, and both show on the monitor's status.
 func TestMonitorRecordsFailingJudges(t *testing.T) {
-	e, up := monitorsEnv(t)
+	// The gateway's own retries off, so each round asks the upstream once.
+	e, up := monitorsEnv(t, func(c *config.Config) { c.Inference.Retry.MaxRetries = 0 })
 	broken := e.publishJudge("down", "broken", "Is {output} good?")
 	garbled := e.publishJudge("mumbler", "garbled", "Is {output} good?")
 	e.publishMonitor("fragile", 1, []string{"answer"}, []string{broken, garbled}, nil)
-	time.Sleep(100 * time.Millisecond)
 	e.writeOpCalls("answer", "f", "good")
 	waitFor(t, "both failures", func() bool { return e.monitorStatus()["fragile.failed"] == 2 })
 	var res monitorStatusRes
@@ -265,8 +262,7 @@ func TestMonitorRecordsFailingJudges(t *testing.T) {
 	if n := len(e.verdicts("wandb.runnable.down")) + len(e.verdicts("wandb.runnable.mumbler")); n != 0 {
 		t.Fatalf("%d verdicts stored from failing judges", n)
 	}
-	// max_attempts 2: the failing upstream was asked twice (the gateway
-	// itself does not retry a 503 of a single upstream).
+	// max_attempts 2: the failing upstream was asked in two rounds.
 	asked := 0
 	for _, r := range up.Requests() {
 		if string(r.Body["model"]) == `"fail-503"` {

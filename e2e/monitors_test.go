@@ -81,7 +81,6 @@ func TestMonitorSurvivesSIGKILL(t *testing.T) {
 	c := newClient(t, p.URL, p.AdminKey)
 	const project = "acme/mon"
 	publishGrader(c, project)
-	time.Sleep(300 * time.Millisecond) // the registry reads the monitor
 
 	const n = 30
 	ids, body := upsertBody(project, "m", n)

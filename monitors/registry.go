@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -32,6 +33,9 @@ type Registry struct {
 	logger   *slog.Logger
 
 	active atomic.Pointer[map[string][]Monitor] // project -> its active monitors
+	// refreshing serializes refreshes, so one that began earlier never
+	// stores its older view over a later one's.
+	refreshing sync.Mutex
 
 	nudge chan struct{}
 	stop  context.CancelFunc
@@ -99,6 +103,8 @@ func (r *Registry) Nudge() {
 
 // Refresh reads every project's active monitors.
 func (r *Registry) Refresh(ctx context.Context) error {
+	r.refreshing.Lock()
+	defer r.refreshing.Unlock()
 	projects, err := r.store.ProjectsWithObjectClass(ctx, MonitorClass, MaxMonitorProjects)
 	if err != nil {
 		return fmt.Errorf("list projects with monitors: %w", err)
