@@ -55,7 +55,7 @@ func (s *Server) routes() http.Handler {
 		queryapi.NewCallStatsAPI(reads, extras, max, s.logger, queries, gate).Register(mux, authn)
 		queryapi.NewProjectsAPI(reads, max, s.logger, queries, gate).Register(mux, authn)
 		queryapi.NewMonitorsAPI(s.store, s.cfg.Monitors.DailySpendCapUSD, max, s.logger, queries, gate).Register(mux, authn)
-		queryapi.NewEvalResultsAPI(reads, s.store, max, s.logger, queries, gate).Register(mux, authn)
+		queryapi.NewEvalResultsAPI(reads, s.store, extras, max, s.logger, queries, gate).Register(mux, authn)
 		// Evaluation runs, predictions and scores are calls written through
 		// the pipeline and read back through reads, so a process serves them
 		// only with both roles (the default serve). Split into ingest and

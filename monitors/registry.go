@@ -37,9 +37,10 @@ type Registry struct {
 	// stores its older view over a later one's.
 	refreshing sync.Mutex
 
-	nudge chan struct{}
-	stop  context.CancelFunc
-	done  chan struct{}
+	nudge    chan struct{}
+	quit     chan struct{}
+	stopOnce sync.Once
+	done     chan struct{}
 }
 
 // NewRegistry builds a registry; Start begins its refreshes.
@@ -56,18 +57,18 @@ func (r *Registry) Start(ctx context.Context) error {
 	if err := r.Refresh(ctx); err != nil {
 		r.logger.Warn("monitors: reading the monitors failed; retrying every refresh interval", "err", err)
 	}
-	loopCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	r.stop, r.done = cancel, make(chan struct{})
-	go r.loop(loopCtx)
+	r.quit, r.done = make(chan struct{}), make(chan struct{})
+	go r.loop(context.WithoutCancel(ctx))
 	return nil
 }
 
-// Shutdown stops the refreshes; it is idempotent.
+// Shutdown stops the refreshes after the one in progress (a store read
+// is not cut off part way); it is idempotent.
 func (r *Registry) Shutdown(ctx context.Context) error {
-	if r.stop == nil {
+	if r.quit == nil {
 		return nil
 	}
-	r.stop()
+	r.stopOnce.Do(func() { close(r.quit) })
 	select {
 	case <-r.done:
 		return nil
@@ -82,12 +83,12 @@ func (r *Registry) loop(ctx context.Context) {
 	defer t.Stop()
 	for {
 		select {
-		case <-ctx.Done():
+		case <-r.quit:
 			return
 		case <-t.C:
 		case <-r.nudge:
 		}
-		if err := r.Refresh(ctx); err != nil && ctx.Err() == nil {
+		if err := r.Refresh(ctx); err != nil {
 			r.logger.Warn("monitors: refreshing the monitors failed; the last ones read stay in force", "err", err)
 		}
 	}

@@ -86,7 +86,7 @@ type Runner struct {
 	now      func() time.Time
 	Stats    Stats
 
-	judges sync.Map // scorer ref -> judgeEntry
+	judgeCache sync.Map // scorer ref -> judgeEntry
 
 	spendMu sync.Mutex
 	spend   map[string]*daySpend // project + "\x00" + monitor -> spend of its day
@@ -95,9 +95,16 @@ type Runner struct {
 	// 0 when it does not hold it.
 	claimed atomic.Int64
 
-	stop context.CancelFunc
-	done chan struct{}
-	wake chan struct{}
+	// judges is canceled by Shutdown: it ends the judge calls in flight.
+	// Store reads and writes are never canceled part way (a canceled
+	// write can leave the embedded store's connection in a transaction);
+	// quit stops the loop between them.
+	judges       context.Context
+	cancelJudges context.CancelFunc
+	stopOnce     sync.Once
+	quit         chan struct{}
+	done         chan struct{}
+	wake         chan struct{}
 }
 
 type judgeEntry struct {
@@ -122,8 +129,10 @@ func NewRunner(store RunnerStore, registry *Registry, llm Completer, sink CallSi
 	if opts.MaxAttempts <= 0 {
 		opts.MaxAttempts = 8
 	}
-	return &Runner{store: store, registry: registry, llm: llm, sink: sink, price: price, opts: opts, logger: logger, now: now,
+	r := &Runner{store: store, registry: registry, llm: llm, sink: sink, price: price, opts: opts, logger: logger, now: now,
 		spend: map[string]*daySpend{}, wake: make(chan struct{}, 1)}
+	r.judges, r.cancelJudges = context.WithCancel(context.Background())
+	return r
 }
 
 // Start runs rounds in the background until Shutdown.
@@ -131,19 +140,21 @@ func (r *Runner) Start(ctx context.Context) error {
 	if !r.opts.Run {
 		return nil
 	}
-	loopCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	r.stop, r.done = cancel, make(chan struct{})
-	go r.loop(loopCtx)
+	r.quit, r.done = make(chan struct{}), make(chan struct{})
+	go r.loop(context.WithoutCancel(ctx))
 	return nil
 }
 
 // Shutdown stops the rounds after the judge calls in flight; it is
 // idempotent. What a round did not finish stays queued.
 func (r *Runner) Shutdown(ctx context.Context) error {
-	if r.stop == nil {
+	if r.quit == nil {
 		return nil
 	}
-	r.stop()
+	r.stopOnce.Do(func() {
+		close(r.quit)
+		r.cancelJudges()
+	})
 	select {
 	case <-r.done:
 		return nil
@@ -164,14 +175,17 @@ func (r *Runner) loop(ctx context.Context) {
 	defer close(r.done)
 	for {
 		n, err := r.Round(ctx)
-		if err != nil && ctx.Err() == nil {
+		if err != nil && r.judges.Err() == nil {
 			r.logger.Warn("monitors: a round failed; the queued calls stay queued and the next round tries again", "err", err)
+		}
+		if r.judges.Err() != nil {
+			return
 		}
 		if n == r.opts.Batch && err == nil {
 			continue
 		}
 		select {
-		case <-ctx.Done():
+		case <-r.quit:
 			return
 		case <-r.wake:
 		case <-time.After(r.opts.Interval):
@@ -304,8 +318,8 @@ func (r *Runner) project(ctx context.Context, projectID string, queued []storage
 		}
 	}
 	retry := r.runTasks(ctx, projectID, tasks)
-	if ctx.Err() != nil {
-		return ctx.Err()
+	if err := r.judges.Err(); err != nil {
+		return err // shutting down: the calls stay queued as they were
 	}
 	byID := map[string]storage.MonitorCall{}
 	for _, q := range queued {
@@ -426,7 +440,7 @@ func (r *Runner) runTasks(ctx context.Context, projectID string, tasks []task) m
 	for _, t := range tasks {
 		// A long round claims the lease again as it goes, and stops
 		// if another process took it.
-		if ctx.Err() != nil || !r.holdLease(ctx) {
+		if r.judges.Err() != nil || !r.holdLease(ctx) {
 			mu.Lock()
 			retry[t.call.ID] = true
 			mu.Unlock()
@@ -452,8 +466,8 @@ func (r *Runner) runTasks(ctx context.Context, projectID string, tasks []task) m
 // when the judge is to be asked again later.
 func (r *Runner) apply(ctx context.Context, t task) bool {
 	out := r.judge(ctx, t)
-	if ctx.Err() != nil {
-		return true
+	if r.judges.Err() != nil {
+		return true // cut off by shutdown: asked again after the restart
 	}
 	res := out.result
 	if out.verdict != nil {
@@ -506,7 +520,7 @@ func (r *Runner) judge(ctx context.Context, t task) outcome {
 	}
 	entity, _, _ := auth.SplitProjectID(t.monitor.ProjectID)
 	p := auth.Principal{KeyID: "monitor:" + t.monitor.Ref, UserID: t.monitor.UserID, Entity: entity, Role: auth.RoleMember}
-	raw, err := r.llm.Complete(ctx, p, t.monitor.ProjectID, req)
+	raw, err := r.llm.Complete(r.judges, p, t.monitor.ProjectID, req)
 	if err != nil {
 		if retryable(err) && !t.last {
 			return fail(storage.MonitorRetrying, "the judge %s failed (%v); asking again later", j.Model, err)
@@ -538,7 +552,7 @@ func retryable(err error) bool {
 }
 
 func (r *Runner) loadJudge(ctx context.Context, projectID, ref string) (Judge, error) {
-	if e, ok := r.judges.Load(ref); ok {
+	if e, ok := r.judgeCache.Load(ref); ok {
 		return e.(judgeEntry).judge, e.(judgeEntry).err
 	}
 	j, err := r.readJudge(ctx, projectID, ref)
@@ -551,7 +565,7 @@ func (r *Runner) loadJudge(ctx context.Context, projectID, ref string) (Judge, e
 		// kept. A store error is not.
 		var se *storeError
 		if !errors.As(err, &se) {
-			r.judges.Store(ref, judgeEntry{judge: j, err: err})
+			r.judgeCache.Store(ref, judgeEntry{judge: j, err: err})
 		}
 	}
 	return j, err

@@ -38,17 +38,18 @@ const (
 type EvalResultsAPI struct {
 	calls    CallReader
 	refs     RefReader
+	extras   CallExtras // prices for include_costs
 	logger   *slog.Logger
 	maxBytes int64
 	limits   querylang.Limits
 	budget   *readBudget
 }
 
-// NewEvalResultsAPI builds the endpoint over the calls reader and the ref
-// reader that resolves dataset rows.
-func NewEvalResultsAPI(calls CallReader, refs RefReader, maxBodyBytes int64, logger *slog.Logger, opts ...Option) *EvalResultsAPI {
+// NewEvalResultsAPI builds the endpoint over the calls reader, the ref
+// reader that resolves dataset rows, and the prices include_costs reads.
+func NewEvalResultsAPI(calls CallReader, refs RefReader, extras CallExtras, maxBodyBytes int64, logger *slog.Logger, opts ...Option) *EvalResultsAPI {
 	o := applyOptions(opts)
-	return &EvalResultsAPI{calls: calls, refs: refs, logger: logger, maxBytes: maxBodyBytes, limits: o.limits,
+	return &EvalResultsAPI{calls: calls, refs: refs, extras: extras, logger: logger, maxBytes: maxBodyBytes, limits: o.limits,
 		budget: newReadBudget(o, logger)}
 }
 
@@ -182,6 +183,11 @@ func (a *EvalResultsAPI) query(r *http.Request, body []byte) (any, error) {
 		return nil, err
 	}
 	all := groupEvalRows(calls, req.evalIDs, req.includeChildren, req.includeRawDataRows && req.includeRows)
+	if req.includeCosts {
+		if err := priceTrials(ctx, a.extras, projectID, all); err != nil {
+			return nil, err
+		}
+	}
 	res := evalResultsRes{Rows: []*evalResultsRow{}, Warnings: []string{}}
 	if req.includeRows {
 		rows := filterEvalRows(all, req.filters, req.matchAll)

@@ -37,7 +37,7 @@ func BenchmarkEvalResultsCompare(b *testing.B) {
 	b.Logf("seeded 2 evaluations of %d rows (%d calls) in %v", rows, 2*(3*rows+2), time.Since(start).Round(time.Millisecond))
 
 	mux := http.NewServeMux()
-	queryapi.NewEvalResultsAPI(store, store, 4<<20, slog.New(slog.DiscardHandler)).
+	queryapi.NewEvalResultsAPI(store, store, queryapi.CallExtras{}, 4<<20, slog.New(slog.DiscardHandler)).
 		Register(mux, func(h http.Handler) http.Handler { return h })
 	body := map[string]any{"evaluation_call_ids": []string{a.root, c.root}, "include_summary": true, "require_intersection": true,
 		"sort_by": []any{map[string]any{"field": "scores.similarity.score", "direction": "desc", "evaluation_call_id": a.root}},

@@ -1,6 +1,7 @@
 package queryapi
 
 import (
+	"time"
 	"bytes"
 	"encoding/json"
 	"strings"
@@ -48,6 +49,10 @@ type evalResultsTrial struct {
 	TotalTokens           *int64                     `json:"total_tokens"`
 	TotalCost             *float64                   `json:"total_cost"`
 	ScorerCallIDs         map[string]string          `json:"scorer_call_ids"`
+	// usage is the summary whose usage the trial's tokens and cost are
+	// of (the predict call's, else the row's), started when it started.
+	usage     json.RawMessage
+	startedAt time.Time
 }
 
 // groupEvalRows groups the evaluations' predict_and_score calls by dataset
@@ -175,11 +180,11 @@ func buildTrial(c *storage.StoredCall, children []*storage.StoredCall) *evalResu
 			}
 		}
 	}
-	usageOf := c.Summary
+	usageOf, startedAt := c.Summary, c.StartedAt
 	if predict != nil {
 		id := predict.ID
 		t.PredictCallID = &id
-		usageOf = predict.Summary
+		usageOf, startedAt = predict.Summary, predict.StartedAt
 		if predict.EndedAt != nil && !predict.StartedAt.IsZero() {
 			s := predict.EndedAt.Sub(predict.StartedAt).Seconds()
 			t.ModelLatencySeconds = &s
@@ -189,6 +194,7 @@ func buildTrial(c *storage.StoredCall, children []*storage.StoredCall) *evalResu
 		t.ModelLatencySeconds = latencyOf(out.ModelLatency)
 	}
 	t.TotalTokens = totalTokens(usageOf)
+	t.usage, t.startedAt = usageOf, startedAt
 	return t
 }
 

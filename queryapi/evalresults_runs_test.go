@@ -22,7 +22,7 @@ func TestEvalResultsOfRunsClickHouse(t *testing.T) {
 func testEvalResultsOfRuns(t *testing.T, store evalStore) {
 	e := newEvalEnv(t, store)
 	e.project = "acme/runs"
-	queryapi.NewEvalResultsAPI(store, store, 4<<20, slog.New(slog.DiscardHandler)).
+	queryapi.NewEvalResultsAPI(store, store, queryapi.CallExtras{}, 4<<20, slog.New(slog.DiscardHandler)).
 		Register(e.mux, func(h http.Handler) http.Handler { return h })
 	model := e.ref("MyModel")
 	run := e.createRun(e.ref("qa-eval"), model)

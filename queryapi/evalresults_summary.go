@@ -64,6 +64,9 @@ func summarize(rows []*evalResultsRow, evalIDs []string, roots map[string]storag
 				if t.TotalTokens != nil {
 					ev.PredictTotalTokens = addInt(ev.PredictTotalTokens, *t.TotalTokens)
 				}
+				if t.TotalCost != nil {
+					ev.PredictTotalCost = addFloat(ev.PredictTotalCost, *t.TotalCost)
+				}
 				keys := make([]string, 0, len(t.Scores))
 				for k := range t.Scores {
 					keys = append(keys, k)
@@ -167,6 +170,14 @@ func fillRootMeta(ev *evalSummaryEval, root storage.StoredCall) {
 	if !root.StartedAt.IsZero() {
 		ev.StartedAt = str(root.StartedAt.UTC().Format("2006-01-02T15:04:05.999999-07:00"))
 	}
+}
+
+func addFloat(p *float64, n float64) *float64 {
+	if p == nil {
+		return &n
+	}
+	*p += n
+	return p
 }
 
 func addInt(p *int64, n int64) *int64 {

@@ -15,6 +15,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/weftdev/weft/auth"
+	"github.com/weftdev/weft/pricing"
 	"github.com/weftdev/weft/queryapi"
 	"github.com/weftdev/weft/refs"
 	"github.com/weftdev/weft/storage"
@@ -29,6 +30,7 @@ type evalResultsStore interface {
 	queryapi.CallReader
 	storage.ObjectStore
 	storage.TableStore
+	storage.CostStore
 }
 
 // evalResultsEnv serves eval_results/query over one store.
@@ -40,7 +42,11 @@ type evalResultsEnv struct {
 func newEvalResultsEnv(t *testing.T, store evalResultsStore) *evalResultsEnv {
 	t.Helper()
 	mux := http.NewServeMux()
-	queryapi.NewEvalResultsAPI(store, store, 4<<20, slog.New(slog.DiscardHandler)).
+	defaults, err := pricing.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	queryapi.NewEvalResultsAPI(store, store, queryapi.CallExtras{Prices: store, Defaults: defaults}, 4<<20, slog.New(slog.DiscardHandler)).
 		Register(mux, func(h http.Handler) http.Handler { return h })
 	return &evalResultsEnv{evalEnv: evalEnv{t: t, mux: mux, project: "acme/compare", caller: principal("acme", auth.RoleMember)}, store: store}
 }
@@ -156,7 +162,8 @@ func seedEvaluation(t testing.TB, store evalResultsStore, seed evalSeed, model s
 		pas, predict, scorer := uuid.NewString(), uuid.NewString(), uuid.NewString()
 		ev.rows[i], ev.predicts[i], ev.scorers[i] = pas, predict, scorer
 		add(predict, pas, op(modelName+".predict"), map[string]any{"self": model, "question": seed.rows[i]["question"]},
-			r.output, map[string]any{"usage": map[string]any{"gpt-4o": map[string]any{"requests": 1, "total_tokens": 10 + i}}},
+			r.output, map[string]any{"usage": map[string]any{"gpt-4o": map[string]any{"requests": 1,
+				"prompt_tokens": 5, "completion_tokens": 5 + i, "total_tokens": 10 + i}}},
 			at+time.Millisecond, at+10*time.Millisecond)
 		add(scorer, pas, op("exact_match"), map[string]any{"expected": seed.rows[i]["expected"], "output": r.output},
 			r.correct, map[string]any{}, at+11*time.Millisecond, at+12*time.Millisecond)
@@ -218,6 +225,7 @@ func runEvalResultsSuite(t *testing.T, e *evalResultsEnv) {
 		{"filter", testEvalResultsFilter},
 		{"raw_rows", testEvalResultsRawRows},
 		{"errors", testEvalResultsErrors},
+		{"costs", testEvalResultsCosts},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			env := *e
@@ -240,6 +248,7 @@ type evalResultsRowAnswer struct {
 			Scores                map[string]json.RawMessage `json:"scores"`
 			ModelLatencySeconds   *float64                   `json:"model_latency_seconds"`
 			TotalTokens           *int64                     `json:"total_tokens"`
+			TotalCost             *float64                   `json:"total_cost"`
 			ScorerCallIDs         map[string]string          `json:"scorer_call_ids"`
 		} `json:"trials"`
 	} `json:"evaluations"`
@@ -254,7 +263,8 @@ type evalResultsAnswer struct {
 		Evaluations []struct {
 			EvaluationCallID   string `json:"evaluation_call_id"`
 			TrialCount         int    `json:"trial_count"`
-			PredictTotalTokens *int64 `json:"predict_total_tokens"`
+			PredictTotalTokens *int64   `json:"predict_total_tokens"`
+			PredictTotalCost   *float64 `json:"predict_total_cost"`
 			ModelRef           string `json:"model_ref"`
 			EvaluationRef      string `json:"evaluation_ref"`
 			ScorerStats        []struct {
@@ -551,5 +561,42 @@ func testEvalResultsErrors(t *testing.T, e *evalResultsEnv, fx evalResultsFixtur
 				t.Errorf("= %d %s; want %d naming %q", status, out, tc.status, tc.field)
 			}
 		})
+	}
+}
+
+// testEvalResultsCosts: with include_costs each trial costs its predict
+// call's usage at the model's price, as include_costs prices the call,
+// and the summary adds them up; without it costs stay null.
+func testEvalResultsCosts(t *testing.T, e *evalResultsEnv, fx evalResultsFixture) {
+	defaults, err := pricing.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	price, ok := pricing.Best("gpt-4o", time.Now(), defaults.All())
+	if !ok {
+		t.Fatal("the default table has no gpt-4o price")
+	}
+	res := e.compare(map[string]any{"evaluation_call_ids": []string{fx.a.root}, "include_costs": true, "include_summary": true})
+	var sum float64
+	for _, row := range res.Rows {
+		trial := row.Evaluations[0].Trials[0]
+		var i int
+		for k, id := range fx.a.rows {
+			if id == trial.PredictAndScoreCallID {
+				i = k
+			}
+		}
+		want := price.Charge(pricing.Tokens{Requests: 1, Prompt: 5, Completion: int64(5 + i), Total: int64(10 + i)}).Total()
+		if trial.TotalCost == nil || math.Abs(*trial.TotalCost-want) > 1e-12 {
+			t.Errorf("row %d total_cost %v, want %v", i, trial.TotalCost, want)
+		}
+		sum += want
+	}
+	if s := res.Summary.Evaluations[0]; s.PredictTotalCost == nil || math.Abs(*s.PredictTotalCost-sum) > 1e-12 {
+		t.Errorf("predict_total_cost %v, want %v", s.PredictTotalCost, sum)
+	}
+	plain := e.compare(map[string]any{"evaluation_call_ids": []string{fx.a.root}, "include_summary": true})
+	if c := plain.Rows[0].Evaluations[0].Trials[0].TotalCost; c != nil || plain.Summary.Evaluations[0].PredictTotalCost != nil {
+		t.Errorf("costs without include_costs: %v", c)
 	}
 }

@@ -59,6 +59,12 @@ func TestBrowserEvaluations(t *testing.T) {
 	if strings.Join(out, ",") != "Paris,Paris,Rome" {
 		t.Errorf("model outputs = %v, want Paris, Paris, Rome", out)
 	}
+	if costs := p.texts("table.eval-rows td:nth-child(7)"); strings.Join(costs, ",") != "$0.05,$0.05,$0.05" {
+		t.Errorf("row costs = %v, want each trial's model cost", costs)
+	}
+	if total := p.texts("#eval-stats [data-fact=cost]"); len(total) != 1 || total[0] != "$0.15" {
+		t.Errorf("model cost = %v, want $0.15", total)
+	}
 	links := eval[[]string](p, "[...document.querySelectorAll('table.eval-rows a.trace-link')].map(a => a.pathname).sort()")
 	if want := []string{"/acme/app/calls/" + a + "-pas-0", "/acme/app/calls/" + a + "-pas-1", "/acme/app/calls/" + a + "-pas-2"}; !slices.Equal(links, want) {
 		t.Errorf("trace links = %v, want each trial's predict_and_score call %v", links, want)
@@ -158,7 +164,9 @@ func seedEvaluations(t *testing.T, w weft) (a, b string) {
 			start := time.Duration(i+1) * 100 * time.Millisecond
 			rowRef := fmt.Sprintf("%s/attr/rows/id/%s", dataset, table.RowDigests[i])
 			add(pas+"-predict", pas, op(model+".predict"), map[string]any{"self": modelRef, "question": rows[i]["question"]}, output,
-				map[string]any{"usage": map[string]any{"gpt-4o": map[string]any{"requests": 1, "total_tokens": 10 + i}}},
+				// 20,000 prompt tokens of gpt-4o cost $0.05 at the default prices.
+				map[string]any{"usage": map[string]any{"gpt-4o": map[string]any{"requests": 1, "prompt_tokens": 20000, "completion_tokens": 0,
+					"total_tokens": 20000}}},
 				start+time.Millisecond, start+10*time.Millisecond)
 			add(pas+"-score", pas, op("exact_match"), map[string]any{"expected": rows[i]["expected"], "output": output}, ok,
 				map[string]any{}, start+11*time.Millisecond, start+12*time.Millisecond)
@@ -176,4 +184,52 @@ func seedEvaluations(t *testing.T, w weft) (a, b string) {
 	one("eval-a", "ModelA", base, []bool{true, false, true})
 	one("eval-b", "ModelB", base.Add(time.Minute), []bool{true, true, true})
 	return "eval-a", "eval-b"
+}
+
+// TestBrowserEvaluationsPages lists more evaluations than a page holds:
+// the first page shows the newest 200 and links the older ones, whose
+// page links back.
+func TestBrowserEvaluationsPages(t *testing.T) {
+	w := startWeft(t)
+	const n = 205
+	digest := strings.Repeat("A", 43) // the form of a content digest; no such object is stored
+	base := time.Now().Add(-time.Hour)
+	var batch []map[string]any
+	for i := range n {
+		id := fmt.Sprintf("ev-%03d", i)
+		at := base.Add(time.Duration(i) * time.Second)
+		batch = append(batch, map[string]any{"mode": "start", "req": map[string]any{"start": map[string]any{
+			"project_id": "acme/app", "id": id, "trace_id": id, "op_name": "weave:///acme/app/op/Evaluation.evaluate:0123456789abcdef",
+			"started_at": at.UTC().Format(time.RFC3339Nano), "attributes": map[string]any{},
+			"inputs": map[string]any{"self": "weave:///acme/app/object/qa-eval:" + digest, "model": "weave:///acme/app/object/M:" + digest}}}},
+			map[string]any{"mode": "end", "req": map[string]any{"end": map[string]any{"project_id": "acme/app", "id": id,
+				"ended_at": at.Add(time.Millisecond).UTC().Format(time.RFC3339Nano), "output": map[string]any{}, "summary": map[string]any{}}}})
+	}
+	w.post(t, "/call/upsert_batch", map[string]any{"batch": batch})
+	p := page{t: t, ctx: browsertest.New(t, 90*time.Second), url: w.url, dir: browsertest.ArtifactsDir(t)}
+	p.open("/")
+	p.do(chromedp.Evaluate[chromedp.Void](fmt.Sprintf("localStorage.setItem('weft.apiKey', %q)", w.key)))
+	p.open("/acme/app/evaluations")
+	p.waitFor("document.querySelectorAll('table.evaluations tbody tr').length === 200")
+	ids := eval[[]string](p, "[...document.querySelectorAll('table.evaluations tbody tr')].map(r => r.dataset.id)")
+	if ids[0] != "ev-204" || ids[199] != "ev-005" {
+		t.Errorf("first page runs %s .. %s, want the newest 200: ev-204 .. ev-005", ids[0], ids[199])
+	}
+	if eval[int](p, "document.querySelectorAll('nav.pager a[rel=prev]').length") != 0 {
+		t.Error("the first page links a newer page")
+	}
+	p.do(chromedp.Click(chromedp.CSS("nav.pager a[rel=next]")))
+	p.waitFor("location.search === '?page=2' && document.querySelectorAll('table.evaluations tbody tr').length === 5")
+	ids = eval[[]string](p, "[...document.querySelectorAll('table.evaluations tbody tr')].map(r => r.dataset.id)")
+	if strings.Join(ids, ",") != "ev-004,ev-003,ev-002,ev-001,ev-000" {
+		t.Errorf("second page = %v, want the 5 oldest", ids)
+	}
+	if status := eval[string](p, "document.querySelector('#status').textContent"); status != "evaluations 201–205" {
+		t.Errorf("status = %q", status)
+	}
+	if eval[int](p, "document.querySelectorAll('nav.pager a[rel=next]').length") != 0 {
+		t.Error("the last page links an older page")
+	}
+	p.do(chromedp.Click(chromedp.CSS("nav.pager a[rel=prev]")))
+	p.waitFor("location.search === '' && document.querySelectorAll('table.evaluations tbody tr').length === 200")
 }

@@ -13,14 +13,15 @@ export const MAX_ROWS = 1000;
 const field = (f) => ({ $getField: f });
 const lit = (v) => ({ $literal: v });
 
-// evaluations lists the project's evaluation runs, newest first. The
-// SDK names the op by a ref (weave:///.../op/Evaluation.evaluate:<digest>),
-// so the query matches the name inside it.
-export function evaluations(ctx) {
+// evaluations lists a page of the project's evaluation runs, newest
+// first: up to limit from offset. The SDK names the op by a ref
+// (weave:///.../op/Evaluation.evaluate:<digest>), so the query matches
+// the name inside it.
+export function evaluations(ctx, offset = 0, limit = MAX_RUNS) {
   return postLines('/calls/stream_query', {
     project_id: projectID(ctx), filter: { trace_roots_only: true },
     query: { $expr: { $contains: { input: field('op_name'), substr: lit('Evaluation.evaluate') } } },
-    sort_by: [{ field: 'started_at', direction: 'desc' }], limit: MAX_RUNS,
+    sort_by: [{ field: 'started_at', direction: 'desc' }, { field: 'id', direction: 'desc' }], offset, limit,
   });
 }
 

@@ -1,5 +1,5 @@
 // One evaluation's rows: per dataset row and trial the model's output,
-// the scores, latency and tokens, each linked to its trace; sorted by a
+// the scores, latency, tokens and cost, each linked to its trace; sorted by a
 // score and filtered by a score's value, both kept in the address.
 import { h, setStatus } from './dom.js';
 import { projectPath } from './paths.js';
@@ -24,7 +24,7 @@ export async function render(main, ctx) {
 
 // rowsQuery is the eval_results/query of the address's sort and filter.
 export function rowsQuery(id, p) {
-  const body = { evaluation_call_ids: [id], include_summary: true, include_raw_data_rows: true, resolve_row_refs: true, limit: MAX_ROWS };
+  const body = { evaluation_call_ids: [id], include_summary: true, include_raw_data_rows: true, resolve_row_refs: true, include_costs: true, limit: MAX_ROWS };
   const sort = p.get('sort');
   if (sort) body.sort_by = [{ field: `scores.${sort}`, direction: p.get('dir') === 'asc' ? 'asc' : 'desc' }];
   const f = p.get('f');
@@ -46,9 +46,17 @@ function scoreCondition(field, op, text) {
 
 function statsList(ev) {
   const stats = scorerStats(ev);
-  if (!stats.length) return null;
+  const cost = ev?.predict_total_cost;
+  if (!stats.length && cost == null) return null;
   return h('dl', { class: 'facts', id: 'eval-stats' }, stats.map(([label, v, pass]) =>
-    h('div', {}, h('dt', {}, label), h('dd', {}, pass ? `${(v * 100).toFixed(0)}% pass` : fmtScore(v)))));
+    h('div', {}, h('dt', {}, label), h('dd', {}, pass ? `${(v * 100).toFixed(0)}% pass` : fmtScore(v)))),
+    cost == null ? null : h('div', {}, h('dt', {}, 'Model cost'), h('dd', { 'data-fact': 'cost' }, fmtCost(cost))));
+}
+
+// fmtCost shows dollars, with the digits small sums need.
+export function fmtCost(v) {
+  if (v == null) return '—';
+  return v >= 0.01 ? `$${v.toFixed(2)}` : `$${v.toPrecision(2)}`;
 }
 
 function controls(ctx, p, fields) {
@@ -85,10 +93,11 @@ function rowsTable(ctx, rows) {
       h('td', { class: 'scores' }, scoreCells(tr.scores)),
       h('td', { class: 'num' }, tr.model_latency_seconds === null ? '—' : `${tr.model_latency_seconds.toFixed(3)} s`),
       h('td', { class: 'num' }, tr.total_tokens ?? '—'),
+      h('td', { class: 'num' }, fmtCost(tr.total_cost)),
       h('td', {}, traceLink(ctx, tr.predict_and_score_call_id, 'trace')))));
   });
   return h('table', { class: 'eval-rows', 'aria-label': 'Evaluation rows' },
-    h('thead', {}, h('tr', {}, th('#', true), th('Dataset row'), th('Model output'), th('Scores'), th('Latency', true), th('Tokens', true), th('Trace'))),
+    h('thead', {}, h('tr', {}, th('#', true), th('Dataset row'), th('Model output'), th('Scores'), th('Latency', true), th('Tokens', true), th('Cost', true), th('Trace'))),
     body);
 }
 

@@ -1,17 +1,23 @@
 // Evaluations of the project: every Evaluation.evaluate run, newest
 // first, with its model, dataset, status, rows and summary scores; pick
-// two or more to compare them. One evaluation's rows are at
+// two or more to compare them; MAX_RUNS a page, the page in the address
+// (?page=N). One evaluation's rows are at
 // .../evaluations/{call_id} (evalrun.js), a comparison at
 // .../evaluations/compare?ids=A,B (evalcompare.js).
 import { h, setStatus, fmtTime } from './dom.js';
 import { projectPath } from './paths.js';
-import { evaluations, evalResults, readRefs, refName, scoreLeaves, fmtScore, statusBadge, traceLink, th, MAX_COMPARE } from './evalapi.js';
+import { evaluations, evalResults, readRefs, refName, scoreLeaves, fmtScore, statusBadge, traceLink, th, MAX_COMPARE, MAX_RUNS } from './evalapi.js';
 
 export async function render(main, ctx) {
   if (ctx.id === 'compare') return (await import('./evalcompare.js')).render(main, ctx);
   if (ctx.id) return (await import('./evalrun.js')).render(main, ctx);
-  const runs = await evaluations(ctx);
-  if (!runs.length) {
+  const pageNo = Math.max(1, Number.parseInt(ctx.params.get('page') || '1', 10) || 1);
+  const first = (pageNo - 1) * MAX_RUNS;
+  // One more than a page tells whether an older page exists.
+  const runs = await evaluations(ctx, first, MAX_RUNS + 1);
+  const more = runs.length > MAX_RUNS;
+  runs.length = Math.min(runs.length, MAX_RUNS);
+  if (!runs.length && pageNo === 1) {
     main.replaceChildren(h('h1', {}, 'Evaluations'), h('p', { class: 'empty' }, 'No evaluations in this project yet.'));
     setStatus('0 evaluations');
     return null;
@@ -29,10 +35,20 @@ export async function render(main, ctx) {
     ctx.navigate(projectPath(ctx.entity, ctx.project, 'evaluations', 'compare') + '?ids=' + picked().map(encodeURIComponent).join(','));
   });
   main.replaceChildren(h('h1', {}, 'Evaluations'),
-    h('div', { class: 'bar' }, h('span', { id: 'pick-hint' }, `Pick two to ${MAX_COMPARE} evaluations to compare them.`), compare),
+    h('div', { class: 'bar' }, h('span', { id: 'pick-hint' }, `Pick two to ${MAX_COMPARE} evaluations to compare them.`), compare,
+      pager(ctx, pageNo, more)),
     h('div', { class: 'table-wrap' }, table));
-  setStatus(`${runs.length} evaluations`);
+  setStatus(pageNo === 1 && !more ? `${runs.length} evaluations` : `evaluations ${first + 1}–${first + runs.length}`);
   return null;
+}
+
+// pager links the newer and older pages of evaluations.
+function pager(ctx, pageNo, more) {
+  const to = (n) => projectPath(ctx.entity, ctx.project, 'evaluations') + (n > 1 ? `?page=${n}` : '');
+  const link = (n, text, rel) => h('a', { href: to(n), rel, 'data-page': n }, text);
+  if (pageNo === 1 && !more) return null;
+  return h('nav', { class: 'pager', 'aria-label': 'Evaluation pages' },
+    pageNo > 1 ? link(pageNo - 1, '← Newer', 'prev') : null, ` page ${pageNo} `, more ? link(pageNo + 1, 'Older →', 'next') : null);
 }
 
 // trialCounts asks one summary of the newest runs for their scored rows;
