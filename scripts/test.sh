@@ -29,6 +29,12 @@ if [ -x scripts/install-helm.sh ]; then
   export WEFT_HELM
 fi
 
+if [ -x scripts/install-promtool.sh ]; then
+  echo "==> promtool (evaluates the Prometheus alert rules)"
+  WEFT_PROMTOOL="$(scripts/install-promtool.sh | tail -n 1)"
+  export WEFT_PROMTOOL
+fi
+
 if [ -x scripts/install-node-deps.sh ]; then
   echo "==> npm packages for the TypeScript SDK test"
   scripts/install-node-deps.sh
