@@ -118,6 +118,8 @@ func TestBackupWhileServingRestoresEveryCall(t *testing.T) {
 	if n := len(readAllCalls(t, c, project)); n != len(acked) {
 		t.Fatalf("the running server has %d calls after the backup, want %d", n, len(acked))
 	}
+	checkNoWarnings(t, "the server backed up", p)
+	checkNoWarnings(t, "the restored server", p2)
 }
 
 // TestBackupNeedsTheInstanceAdmin checks that a key scoped to an entity

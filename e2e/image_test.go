@@ -99,6 +99,8 @@ func TestImageServesAndForwards(t *testing.T) {
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
+	checkNoWarnings(t, "serve in the image", center)
+	checkNoWarnings(t, "the agent in the image", agent)
 }
 
 // imageConfig is the part of an OCI image config that says how to run it.

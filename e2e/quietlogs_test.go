@@ -41,10 +41,16 @@ func TestScaleOutLogsNoWarningsInNormalOperation(t *testing.T) {
 	idle()
 
 	for role, p := range roles {
-		for _, line := range strings.Split(p.stderr.String(), "\n") {
-			if strings.Contains(line, "level=WARN") || strings.Contains(line, "level=ERROR") {
-				t.Errorf("%s logged in normal operation: %s", role, line)
-			}
+		checkNoWarnings(t, role, p)
+	}
+}
+
+// checkNoWarnings fails the test for each WARN or ERROR line p logged.
+func checkNoWarnings(t *testing.T, what string, p *process) {
+	t.Helper()
+	for _, line := range strings.Split(p.stderr.String(), "\n") {
+		if strings.Contains(line, "level=WARN") || strings.Contains(line, "level=ERROR") {
+			t.Errorf("%s logged in normal operation: %s", what, line)
 		}
 	}
 }
