@@ -297,10 +297,17 @@ func checkServiceMonitor(t *testing.T, objs []object) {
 	if str(ep, "path") != "/metrics" || str(ep, "port") != "http" {
 		t.Errorf("ServiceMonitor endpoint %v", ep)
 	}
+	// The alert rules select job="weft": the job comes from this label.
+	if label := str(sm, "spec", "jobLabel"); label != "app.kubernetes.io/name" {
+		t.Errorf("ServiceMonitor jobLabel %q: the job would be each Service's name, not weft", label)
+	}
 	// Every Service it selects must name the port it scrapes.
 	for _, o := range objs {
 		if o.kind() != "Service" {
 			continue
+		}
+		if job := str(o, "metadata", "labels", "app.kubernetes.io/name"); job != "weft" {
+			t.Errorf("Service %s would be scraped as job %q, want weft", o.name(), job)
 		}
 		named := false
 		for _, p := range list(o, "spec", "ports") {
