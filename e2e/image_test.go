@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -46,6 +47,7 @@ func TestImageServesAndForwards(t *testing.T) {
 		t.Fatalf("entrypoint %q is not weft", cfg.Entrypoint)
 	}
 	checkOnlyDataWritable(t, rootfs, uid)
+	checkDockerfileAgrees(t, cfg)
 
 	// The agent's buffer is a volume the pod mounts, owned by the user.
 	must(t, os.MkdirAll(filepath.Join(rootfs, "var/lib/weft-agent"), 0o700))
@@ -329,4 +331,51 @@ func imageCommand(rootfs string, cfg imageConfig, uid, gid int, args ...string) 
 		Credential: &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid), Groups: []uint32{}},
 	}
 	return cmd
+}
+
+// checkDockerfileAgrees fails when the Dockerfile's image would run
+// differently from this one: its last stage's USER, ENTRYPOINT, WORKDIR
+// and ENV must be the image config's. (No container engine runs here to
+// build it.)
+func checkDockerfileAgrees(t *testing.T, cfg imageConfig) {
+	t.Helper()
+	b, err := os.ReadFile("../Dockerfile")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Continuation lines joined, comments dropped, the last stage kept.
+	text := strings.ReplaceAll(string(b), "\\\n", " ")
+	var last []string
+	for _, line := range strings.Split(text, "\n") {
+		line = strings.TrimSpace(line)
+		if strings.HasPrefix(line, "FROM ") {
+			last = nil
+		}
+		if line != "" && !strings.HasPrefix(line, "#") {
+			last = append(last, line)
+		}
+	}
+	got := map[string]string{}
+	var env []string
+	for _, line := range last {
+		instr, rest, _ := strings.Cut(line, " ")
+		switch instr {
+		case "USER", "ENTRYPOINT", "WORKDIR":
+			got[instr] = strings.TrimSpace(rest)
+		case "ENV":
+			env = append(env, strings.Fields(rest)...)
+		}
+	}
+	entrypoint, _ := json.Marshal(cfg.Entrypoint)
+	want := map[string]string{"USER": cfg.User, "ENTRYPOINT": strings.ReplaceAll(string(entrypoint), ",", ", "), "WORKDIR": cfg.WorkingDir}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("Dockerfile %s %q, the image's %q", k, got[k], v)
+		}
+	}
+	slices.Sort(env)
+	imageEnv := slices.Sorted(slices.Values(cfg.Env))
+	if !slices.Equal(env, imageEnv) {
+		t.Errorf("Dockerfile ENV %q, the image's %q", env, imageEnv)
+	}
 }
