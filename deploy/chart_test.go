@@ -374,3 +374,15 @@ func list(v any, keys ...string) []any {
 	l, _ := get(v, keys...).([]any)
 	return l
 }
+
+// TestChartLints runs helm lint --strict on the defaults and the
+// scale-out values.
+func TestChartLints(t *testing.T) {
+	helm := helmBinary(t)
+	for _, values := range []string{chartDir + "/values.yaml", chartDir + "/values-scaleout.yaml"} {
+		out, err := exec.Command(helm, "lint", "--strict", chartDir, "-f", values).CombinedOutput()
+		if err != nil {
+			t.Errorf("helm lint --strict -f %s: %v\n%s", values, err, out)
+		}
+	}
+}
