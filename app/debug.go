@@ -37,7 +37,7 @@ func serveAux(ctx context.Context, what, addr string, h http.Handler, logger *sl
 	logger.Info(what+" listening", "addr", ln.Addr().String())
 	go func() {
 		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			logger.Warn(what+" server stopped", "err", err)
+			logger.Warn(what+" server stopped; the API is unaffected, restart weft to serve it again", "err", err)
 		}
 	}()
 	return nil

@@ -81,7 +81,7 @@ func (s *retentionSource) fresh() {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
 		if err := s.Reload(ctx); err != nil {
-			s.logger.Warn("reading retention changes; keeping the ones held", "err", err)
+			s.logger.Warn("reading retention changes failed; keeping the ones held until the next read; if it repeats, check the store", "err", err)
 		}
 	}()
 }
@@ -123,13 +123,13 @@ func (s *Server) startRetention(ctx context.Context) {
 		defer t.Stop()
 		for {
 			if err := s.retention.Reload(ctx); err != nil && ctx.Err() == nil {
-				s.logger.Warn("reading retention changes", "err", err)
+				s.logger.Warn("reading retention changes failed; the ones held apply until the next round; if it repeats, check the store", "err", err)
 			}
 			if r := s.retention.Snapshot(); r.Enabled() {
 				n, err := expirer.ExpireCalls(ctx, r, time.Now())
 				switch {
 				case err != nil && ctx.Err() == nil:
-					s.logger.Warn("expiring calls past their retention", "err", err)
+					s.logger.Warn("expiring calls past their retention failed; retried next round; if it repeats, check the store (disk space, ClickHouse)", "err", err)
 				case n > 0:
 					s.logger.Info("expired calls past their retention", "calls", n)
 				}

@@ -69,6 +69,7 @@ func (s *Server) routes() http.Handler {
 		s.gateway.Register(mux, authn)
 	}
 	s.training.register(mux)
+	mux.Handle("POST "+BackupPath, authn(http.HandlerFunc(s.serveBackup)))
 	if s.cfg.MetricsListen == "" {
 		mux.Handle("GET /metrics", s.apiMetricsHandler())
 	}

@@ -23,6 +23,18 @@ if [ -x scripts/install-otelcol.sh ]; then
   export WEFT_OTELCOL
 fi
 
+if [ -x scripts/install-helm.sh ]; then
+  echo "==> helm (renders the chart for the chart tests)"
+  WEFT_HELM="$(scripts/install-helm.sh | tail -n 1)"
+  export WEFT_HELM
+fi
+
+if [ -x scripts/install-promtool.sh ]; then
+  echo "==> promtool (evaluates the Prometheus alert rules)"
+  WEFT_PROMTOOL="$(scripts/install-promtool.sh | tail -n 1)"
+  export WEFT_PROMTOOL
+fi
+
 if [ -x scripts/install-node-deps.sh ]; then
   echo "==> npm packages for the TypeScript SDK test"
   scripts/install-node-deps.sh

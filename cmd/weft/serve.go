@@ -15,8 +15,6 @@ import (
 	"github.com/weftdev/weft/internal/memlimit"
 )
 
-func versionString() string { return "weft " + app.Version }
-
 func newLogger(w io.Writer, level string) *slog.Logger {
 	var l slog.Level
 	_ = l.UnmarshalText([]byte(strings.ToUpper(level)))

@@ -247,7 +247,7 @@ func (e *Exporter) recordApplied(seq uint64) {
 		err = e.log.TrimThrough(seq)
 	}
 	if err != nil {
-		e.logger.Warn("storage exporter: recording progress", "err", err)
+		e.logger.Warn("storage exporter: recording how far the log is applied failed; a restart applies some records again (harmless) and the log is not trimmed: check the free space and permissions of the log directory", "err", err)
 	}
 }
 

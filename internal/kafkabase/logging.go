@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"strings"
 	"sync"
 	"time"
 
@@ -49,12 +50,35 @@ func (l *LimitedLogger) Log(level slog.Level, key, msg string, args ...any) {
 	l.logger.Log(context.Background(), level, msg, args...)
 }
 
-// kafkaErrorLogger routes kafka-go's error logging (one line per failed
+// KafkaErrorLogger routes kafka-go's error logging (one line per failed
 // attempt) through the limiter. Its info logging stays off: it writes a
 // line per produced batch.
+//
+// A reader's fetch that outlives its read deadline is logged at DEBUG:
+// kafka-go sets the deadline to the fetch's MaxWait and asks the broker to
+// answer within three quarters of it, so a broker's empty answer arriving
+// late on a busy machine ends the fetch with an i/o timeout while idle
+// and under load alike. The reader reconnects and fetches again from the
+// same offset; nothing is lost, and there is nothing to do. A broker that
+// is really gone also fails dials, commits and heartbeats, which stay
+// warnings, and consumer lag (weft_kafka_consumer_lag) shows a stall.
 func (l *LimitedLogger) KafkaErrorLogger(component string) kafka.Logger {
 	return kafka.LoggerFunc(func(format string, args ...any) {
-		l.Log(slog.LevelWarn, "kafka-go "+component, "kafka client error",
-			"component", component, "err", fmt.Sprintf(format, args...))
+		err := fmt.Sprintf(format, args...)
+		if IsFetchDeadline(err) {
+			l.Log(slog.LevelDebug, "kafka-go fetch deadline "+component, "kafka fetch ended at its deadline; fetching again",
+				"component", component, "err", err)
+			return
+		}
+		l.Log(slog.LevelWarn, "kafka-go "+component,
+			"kafka client error; weft retries on its own. If this repeats, check that the brokers in kafka_brokers (WEFT_KAFKA_BROKERS) are up and reachable from this process",
+			"component", component, "err", err)
 	})
+}
+
+// IsFetchDeadline reports whether a kafka-go reader error is a fetch that
+// ran into its read deadline (see KafkaErrorLogger).
+func IsFetchDeadline(msg string) bool {
+	return strings.HasPrefix(msg, "the kafka reader got an unknown error reading partition") &&
+		strings.HasSuffix(msg, "i/o timeout")
 }

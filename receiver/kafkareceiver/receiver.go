@@ -174,7 +174,7 @@ func (p *Receiver) close(r *kafka.Reader) {
 	// Closing the reader leaves the group, so the partitions move to the
 	// other members at once instead of after the session timeout.
 	if err := r.Close(); err != nil {
-		p.logger.Warn("closing kafka reader", "err", err)
+		p.logger.Warn("closing the kafka reader failed; its partitions move to the other processors once the group's session times out", "err", err)
 	}
 	if err := kafkabase.CloseWriter(p.dlq); err != nil {
 		p.logger.Warn("closing dead-letter writer", "err", err)

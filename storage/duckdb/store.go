@@ -34,6 +34,8 @@ type Store struct {
 	ids     *idFilter // guarded by writeMu
 	// located narrows reads by call or trace id (see locator.go).
 	located *callLocator
+	// dir is the data directory, "" in memory.
+	dir string
 	// keysPath is where Close saves ids and located for the next open,
 	// as of epoch (callkeys.go); "" in memory.
 	keysPath string
@@ -107,7 +109,7 @@ func OpenWithOptions(ctx context.Context, dir string, opts Options, logger *slog
 	}
 	s.stmts = newStmtCache(db, maxCachedStmts)
 	if dir != "" {
-		s.keysPath = filepath.Join(dir, KeysFileName)
+		s.dir, s.keysPath = dir, filepath.Join(dir, KeysFileName)
 	}
 	if err := s.openCallKeys(ctx); err != nil {
 		return nil, errors.Join(err, db.Close())
