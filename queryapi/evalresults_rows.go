@@ -1,10 +1,10 @@
 package queryapi
 
 import (
-	"time"
 	"bytes"
 	"encoding/json"
 	"strings"
+	"time"
 
 	"github.com/weftdev/weft/digest"
 	"github.com/weftdev/weft/refs"

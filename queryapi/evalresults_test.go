@@ -261,12 +261,12 @@ type evalResultsAnswer struct {
 	Summary   *struct {
 		RowCount    int `json:"row_count"`
 		Evaluations []struct {
-			EvaluationCallID   string `json:"evaluation_call_id"`
-			TrialCount         int    `json:"trial_count"`
+			EvaluationCallID   string   `json:"evaluation_call_id"`
+			TrialCount         int      `json:"trial_count"`
 			PredictTotalTokens *int64   `json:"predict_total_tokens"`
 			PredictTotalCost   *float64 `json:"predict_total_cost"`
-			ModelRef           string `json:"model_ref"`
-			EvaluationRef      string `json:"evaluation_ref"`
+			ModelRef           string   `json:"model_ref"`
+			EvaluationRef      string   `json:"evaluation_ref"`
 			ScorerStats        []struct {
 				ScorerKey      string   `json:"scorer_key"`
 				Path           *string  `json:"path"`
