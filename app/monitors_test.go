@@ -139,7 +139,9 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 func TestMonitorScoresStoredCalls(t *testing.T) {
 	e, up := monitorsEnv(t)
 	judge := e.publishJudge("helpful", "judge", "Rate the answer to {inputs.q}. The answer: {output}")
-	mon := e.publishMonitor("quality", 1, []string{"answer"}, []string{judge}, nil)
+	// No cap: at a dollar a token the default cap would stop the monitor
+	// after its first answer.
+	mon := e.publishMonitor("quality", 1, []string{"answer"}, []string{judge}, map[string]any{"daily_spend_cap_usd": 0})
 	ids := e.writeOpCalls("answer", "a", "a good answer", "a bad answer", "good again")
 	e.writeOpCalls("other", "o", "good but unwatched")
 
