@@ -190,6 +190,14 @@ func TestMonitorScoresStoredCalls(t *testing.T) {
 	if len(calls) != 2 || calls[0]["id"] != ids[0] || calls[1]["id"] != ids[2] {
 		t.Fatalf("calls with a true verdict = %v, want %s and %s", calls, ids[0], ids[2])
 	}
+	// /feedback/aggregate charts a monitor's verdicts by its trigger_ref.
+	now := time.Now()
+	status, _, out = e.do(http.MethodPost, "/feedback/aggregate", e.member, map[string]any{"project_id": "acme/app",
+		"after_ms": now.Add(-time.Hour).UnixMilli(), "before_ms": now.Add(time.Minute).UnixMilli(),
+		"feedback_types": []string{"wandb.runnable.helpful"}, "monitor_ids": []string{"quality"}})
+	if status != 200 || !strings.Contains(string(out), `"total_count":3`) {
+		t.Fatalf("/feedback/aggregate of the monitor = %d %s, want its 3 verdicts counted", status, out)
+	}
 	if st := e.monitorStatus(); st["quality.scored"] != 3 || st["quality.failed"] != 0 {
 		t.Fatalf("status = %v, want 3 scored", st)
 	}
