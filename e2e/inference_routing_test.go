@@ -6,9 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -48,22 +46,7 @@ inference:
 
 func startRoutingGateway(t *testing.T) *gateway {
 	t.Helper()
-	up := upstreamtest.New(upstreamtest.Options{Key: "sk-e2e-upstream"})
-	t.Cleanup(up.Close)
-	t.Setenv("WEFT_E2E_LLM_KEY", "sk-e2e-upstream")
-	dir := t.TempDir()
-	p := startWeft(t, dir, "--config", routingConfig(t, up.BaseURL()))
-	out, err := exec.Command(binary(t), "keys", "create", "--data-dir", dir, "--entity", "acme").Output()
-	if err != nil {
-		t.Fatalf("keys create: %v", err)
-	}
-	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
-	g := &gateway{weft: p, up: up, key: lines[len(lines)-1]}
-	eventually(t, func() bool {
-		_, err := g.client(0).Models.List(context.Background())
-		return err == nil
-	})
-	return g
+	return startGatewayWith(t, upstreamtest.Options{Key: "sk-e2e-upstream"}, routingConfig)
 }
 
 // TestInferenceCacheAndAliasesWithOpenAIGoSDK drives the response cache

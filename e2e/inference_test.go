@@ -68,11 +68,19 @@ type gateway struct {
 
 func startGateway(t *testing.T) *gateway {
 	t.Helper()
-	up := upstreamtest.New(upstreamtest.Options{Key: "sk-e2e-upstream", Delay: 300 * time.Millisecond, HoldInterval: 50 * time.Millisecond})
+	return startGatewayWith(t, upstreamtest.Options{Key: "sk-e2e-upstream", Delay: 300 * time.Millisecond, HoldInterval: 50 * time.Millisecond},
+		gatewayConfig)
+}
+
+// startGatewayWith runs weft with the config config writes for a fake
+// upstream of opts, and a member key of acme.
+func startGatewayWith(t *testing.T, opts upstreamtest.Options, config func(t *testing.T, upstream string) string) *gateway {
+	t.Helper()
+	up := upstreamtest.New(opts)
 	t.Cleanup(up.Close)
 	t.Setenv("WEFT_E2E_LLM_KEY", "sk-e2e-upstream")
 	dir := t.TempDir()
-	p := startWeft(t, dir, "--config", gatewayConfig(t, up.BaseURL()))
+	p := startWeft(t, dir, "--config", config(t, up.BaseURL()))
 	out, err := exec.Command(binary(t), "keys", "create", "--data-dir", dir, "--entity", "acme").Output()
 	if err != nil {
 		t.Fatalf("keys create: %v", err)

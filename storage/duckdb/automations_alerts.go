@@ -37,17 +37,12 @@ func (s *Store) AlertStates(ctx context.Context, projectID string) ([]storage.Al
 	if err != nil {
 		return nil, fmt.Errorf("read alert states: %w", err)
 	}
-	defer rows.Close()
-	var out []storage.AlertState
-	for rows.Next() {
+	return collectRows(rows, "read alert states", func(rows *sql.Rows) (storage.AlertState, error) {
 		var st storage.AlertState
-		if err := rows.Scan(&st.ProjectID, &st.AutomationID, &st.State, &st.Value, &st.Seq, &st.EvaluatedAt, &st.ChangedAt); err != nil {
-			return nil, fmt.Errorf("read alert states: %w", err)
-		}
+		err := rows.Scan(&st.ProjectID, &st.AutomationID, &st.State, &st.Value, &st.Seq, &st.EvaluatedAt, &st.ChangedAt)
 		st.EvaluatedAt, st.ChangedAt = st.EvaluatedAt.UTC(), st.ChangedAt.UTC()
-		out = append(out, st)
-	}
-	return out, rows.Err()
+		return st, err
+	})
 }
 
 // SaveAlertStates implements storage.AlertStore, one statement per chunk.

@@ -50,17 +50,12 @@ func (s *Store) PendingMonitorCalls(ctx context.Context, now time.Time, limit in
 	if err != nil {
 		return nil, fmt.Errorf("read monitor queue: %w", err)
 	}
-	defer rows.Close()
-	var out []storage.MonitorCall
-	for rows.Next() {
+	return collectRows(rows, "read monitor queue", func(rows *sql.Rows) (storage.MonitorCall, error) {
 		var c storage.MonitorCall
-		if err := rows.Scan(&c.ProjectID, &c.CallID, &c.QueuedAt, &c.Attempts, &c.NextAt); err != nil {
-			return nil, fmt.Errorf("read monitor queue: %w", err)
-		}
+		err := rows.Scan(&c.ProjectID, &c.CallID, &c.QueuedAt, &c.Attempts, &c.NextAt)
 		c.QueuedAt, c.NextAt = c.QueuedAt.UTC(), c.NextAt.UTC()
-		out = append(out, c)
-	}
-	return out, rows.Err()
+		return c, err
+	})
 }
 
 // RemoveMonitorCalls implements storage.MonitorStore.
@@ -137,16 +132,13 @@ func (s *Store) MonitorFailures(ctx context.Context, projectID string, limit int
 }
 
 func scanMonitorResults(rows *sql.Rows, out []storage.MonitorResult) ([]storage.MonitorResult, error) {
-	defer rows.Close()
-	for rows.Next() {
+	more, err := collectRows(rows, "read monitor results", func(rows *sql.Rows) (storage.MonitorResult, error) {
 		var r storage.MonitorResult
-		if err := rows.Scan(&r.ProjectID, &r.CallID, &r.ScorerRef, &r.Monitor, &r.MonitorRef, &r.Status, &r.Message, &r.CostUSD, &r.At); err != nil {
-			return nil, fmt.Errorf("read monitor results: %w", err)
-		}
+		err := rows.Scan(&r.ProjectID, &r.CallID, &r.ScorerRef, &r.Monitor, &r.MonitorRef, &r.Status, &r.Message, &r.CostUSD, &r.At)
 		r.At = r.At.UTC()
-		out = append(out, r)
-	}
-	return out, rows.Err()
+		return r, err
+	})
+	return append(out, more...), err
 }
 
 // MonitorStats implements storage.MonitorStore.
@@ -159,21 +151,16 @@ func (s *Store) MonitorStats(ctx context.Context, projectID string, since time.T
 	if err != nil {
 		return nil, fmt.Errorf("read monitor stats: %w", err)
 	}
-	defer rows.Close()
-	var out []storage.MonitorStats
-	for rows.Next() {
+	return collectRows(rows, "read monitor stats", func(rows *sql.Rows) (storage.MonitorStats, error) {
 		var st storage.MonitorStats
 		var last sql.NullTime
-		if err := rows.Scan(&st.Monitor, &st.Scored, &st.Failed, &st.Skipped, &st.CostUSD, &last); err != nil {
-			return nil, fmt.Errorf("read monitor stats: %w", err)
-		}
+		err := rows.Scan(&st.Monitor, &st.Scored, &st.Failed, &st.Skipped, &st.CostUSD, &last)
 		if last.Valid {
 			t := last.Time.UTC()
 			st.LastAt = &t
 		}
-		out = append(out, st)
-	}
-	return out, rows.Err()
+		return st, err
+	})
 }
 
 // ProjectsWithObjectClass implements storage.MonitorStore.
@@ -183,14 +170,26 @@ func (s *Store) ProjectsWithObjectClass(ctx context.Context, baseClass string, l
 	if err != nil {
 		return nil, fmt.Errorf("read projects with %s objects: %w", baseClass, err)
 	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
+	return collectRows(rows, "read projects with "+baseClass+" objects", func(rows *sql.Rows) (string, error) {
 		var p string
-		if err := rows.Scan(&p); err != nil {
-			return nil, fmt.Errorf("read projects with %s objects: %w", baseClass, err)
+		return p, rows.Scan(&p)
+	})
+}
+
+// collectRows reads every row of rows with scan and closes them; op
+// names the read in errors.
+func collectRows[T any](rows *sql.Rows, op string, scan func(*sql.Rows) (T, error)) ([]T, error) {
+	defer rows.Close()
+	var out []T
+	for rows.Next() {
+		v, err := scan(rows)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", op, err)
 		}
-		out = append(out, p)
+		out = append(out, v)
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", op, err)
+	}
+	return out, nil
 }
