@@ -149,9 +149,16 @@ func (r *Registry) read(ctx context.Context, projectID string) ([]Monitor, error
 	return out, nil
 }
 
-// Watching reports whether a project has an active monitor.
-func (r *Registry) Watching(projectID string) bool {
-	return len((*r.active.Load())[projectID]) > 0
+// Wants reports whether an active monitor of the project samples the
+// call, so the write path queues only calls some monitor may score (its
+// op names and query are checked when the call is read back).
+func (r *Registry) Wants(projectID, callID string) bool {
+	for _, m := range (*r.active.Load())[projectID] {
+		if Sampled(m.Name, callID, m.SamplingRate) {
+			return true
+		}
+	}
+	return false
 }
 
 // Active returns a project's active monitors.

@@ -21,9 +21,10 @@ type QueueStore interface {
 	EnqueueMonitorCalls(ctx context.Context, calls []storage.MonitorCall) error
 }
 
-// Watcher tells whether a project has active monitors.
+// Watcher tells whether a stored call is one a project's active
+// monitors may score.
 type Watcher interface {
-	Watching(projectID string) bool
+	Wants(projectID, callID string) bool
 }
 
 // Tap wraps the store's call writer: after a write it queues the calls
@@ -31,7 +32,7 @@ type Watcher interface {
 // write as failed if it could not. The write path then tries the write
 // again, which merges idempotently, and counts it stored only after both;
 // a crash in between replays them. Projects without monitors cost a map
-// lookup per op.
+// lookup per op; a call no monitor samples is not queued.
 type Tap struct {
 	storage.CallWriter
 	queue   QueueStore
@@ -52,7 +53,7 @@ func (t *Tap) WriteCallOps(ctx context.Context, ops []storage.CallOp) ([]storage
 	}
 	var queued []storage.MonitorCall
 	for _, op := range ops {
-		if op.Part == nil || !op.Part.Kind.HasEnd() || !t.watcher.Watching(op.Part.Call.ProjectID) {
+		if op.Part == nil || !op.Part.Kind.HasEnd() || !t.watcher.Wants(op.Part.Call.ProjectID, op.Part.Call.ID) {
 			continue
 		}
 		if queued == nil {
