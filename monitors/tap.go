@@ -52,14 +52,14 @@ func (t *Tap) WriteCallOps(ctx context.Context, ops []storage.CallOp) ([]storage
 		return res, err
 	}
 	var queued []storage.MonitorCall
+	var now time.Time
 	for _, op := range ops {
 		if op.Part == nil || !op.Part.Kind.HasEnd() || !t.watcher.Wants(op.Part.Call.ProjectID, op.Part.Call.ID) {
 			continue
 		}
 		if queued == nil {
-			queued = make([]storage.MonitorCall, 0, len(ops))
+			now = t.now().UTC()
 		}
-		now := t.now().UTC()
 		queued = append(queued, storage.MonitorCall{ProjectID: op.Part.Call.ProjectID, CallID: op.Part.Call.ID, QueuedAt: now, NextAt: now})
 	}
 	if len(queued) == 0 {
