@@ -143,7 +143,8 @@ func Default() Config {
 	}
 }
 
-// Validate reports the first setting that cannot work, naming its key.
+// Validate reports every setting that cannot work, each with its full
+// key path, as the Collector's Validate does.
 func (c Config) Validate() error {
 	var errs []error
 	if _, _, err := net.SplitHostPort(c.Listen); err != nil {
@@ -173,20 +174,14 @@ func (c Config) Validate() error {
 		errs = append(errs, fmt.Errorf("log_level: %q is not one of debug, info, warn, error", c.LogLevel))
 	}
 	if c.DuckDBMemoryMB < 64 {
-		return fmt.Errorf("duckdb_memory_mb: %d is below the 64 MB minimum", c.DuckDBMemoryMB)
+		errs = append(errs, fmt.Errorf("duckdb_memory_mb: %d is below the 64 MB minimum", c.DuckDBMemoryMB))
 	}
 	if c.DuckDBThreads < 0 {
-		return fmt.Errorf("duckdb_threads: %d is negative; 0 means half the CPUs", c.DuckDBThreads)
+		errs = append(errs, fmt.Errorf("duckdb_threads: %d is negative; 0 means half the CPUs", c.DuckDBThreads))
 	}
-	if err := c.WALConfig().Validate(); err != nil {
-		return err
-	}
-	if err := c.Pipeline.Validate(); err != nil {
-		errs = append(errs, err)
-	}
-	if err := c.OTLP.Validate(); err != nil {
-		errs = append(errs, fmt.Errorf("otlp: %w", err))
-	}
+	// Each section reports all of its errors, each with its key path; a
+	// valid section adds nil, which Join drops.
+	errs = append(errs, c.WALConfig().Validate(), c.Pipeline.Validate(), c.OTLP.Validate())
 	errs = append(errs, c.validateScaleOut()...)
 	errs = append(errs, c.Retention.validate()...)
 	errs = append(errs, c.Connections.validate()...)

@@ -101,9 +101,7 @@ func (c Config) validateScaleOut() []error {
 	if kafka {
 		k := c.Kafka
 		k.Brokers = c.BrokerList()
-		if err := k.Validate(); err != nil {
-			errs = append(errs, fmt.Errorf("kafka: %w", err))
-		}
+		errs = append(errs, k.Validate()) // each error names its kafka.* key
 	}
 	if err := c.KafkaOTLP.Validate(); err != nil {
 		errs = append(errs, err)

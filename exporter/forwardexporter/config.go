@@ -62,31 +62,27 @@ const minBufferBytes = 4 << 20
 
 // Validate reports the first setting that cannot work, naming its key.
 func (c Config) Validate() error {
-	if c.Upstream != "" {
-		u, err := url.Parse(c.Upstream)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return fmt.Errorf("agent.upstream: %q is not an http:// or https:// URL of a Weft ingest role", c.Upstream)
+	var errs []error
+	check := func(bad bool, format string, args ...any) {
+		if bad {
+			errs = append(errs, fmt.Errorf(format, args...))
 		}
 	}
-	switch {
-	case c.BufferDir == "":
-		return errors.New("agent.buffer_dir: must not be empty")
-	case c.MaxBufferBytes < minBufferBytes:
-		return fmt.Errorf("agent.max_buffer_bytes: must be at least %d (4 MiB)", minBufferBytes)
-	case c.MaxBatchOps < 1:
-		return errors.New("agent.max_batch_ops: must be at least 1")
-	case c.MaxBatchBytes < 1024:
-		return errors.New("agent.max_batch_bytes: must be at least 1024")
-	case c.MaxInFlight < 1:
-		return errors.New("agent.max_in_flight: must be at least 1")
-	case c.RequestTimeout <= 0:
-		return errors.New("agent.request_timeout: must be positive")
-	case c.RetryBackoffMin <= 0 || c.RetryBackoffMax < c.RetryBackoffMin:
-		return errors.New("agent.retry_backoff_min: must be positive and at most agent.retry_backoff_max")
-	case c.MaxRetryAfter < 0:
-		return errors.New("agent.max_retry_after: must not be negative")
+	if c.Upstream != "" {
+		u, err := url.Parse(c.Upstream)
+		check(err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "",
+			"agent.upstream: %q is not an http:// or https:// URL of a Weft ingest role", c.Upstream)
 	}
-	return nil
+	check(c.BufferDir == "", "agent.buffer_dir: must not be empty")
+	check(c.MaxBufferBytes < minBufferBytes, "agent.max_buffer_bytes: must be at least %d (4 MiB)", minBufferBytes)
+	check(c.MaxBatchOps < 1, "agent.max_batch_ops: must be at least 1")
+	check(c.MaxBatchBytes < 1024, "agent.max_batch_bytes: must be at least 1024")
+	check(c.MaxInFlight < 1, "agent.max_in_flight: must be at least 1")
+	check(c.RequestTimeout <= 0, "agent.request_timeout: must be positive")
+	check(c.RetryBackoffMin <= 0 || c.RetryBackoffMax < c.RetryBackoffMin,
+		"agent.retry_backoff_min: must be positive and at most agent.retry_backoff_max")
+	check(c.MaxRetryAfter < 0, "agent.max_retry_after: must not be negative")
+	return errors.Join(errs...)
 }
 
 // segmentBytes sizes the buffer's files so that trimming, which frees

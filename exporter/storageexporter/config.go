@@ -55,23 +55,20 @@ func (c Config) Validate() error {
 	if !c.Enabled {
 		return nil
 	}
-	switch {
-	case c.Dir == "":
-		return errors.New("wal.dir must be set when wal.enabled is true")
-	case c.MaxUnappliedOps < 1:
-		return errors.New("wal.max_unapplied_ops must be at least 1")
-	case c.MaxUnappliedBytes < 1<<20:
-		return fmt.Errorf("wal.max_unapplied_bytes must be at least %d (1 MiB)", 1<<20)
-	case c.SegmentBytes < 1<<20:
-		return fmt.Errorf("wal.segment_bytes must be at least %d (1 MiB)", 1<<20)
-	case c.MaxApplyOps < 1:
-		return errors.New("wal.max_apply_ops must be at least 1")
-	case c.RecordAttempts < 0:
-		return errors.New("wal.record_attempts must not be negative (0 means the default, 5)")
-	case c.RecordBackoff < 0:
-		return errors.New("wal.record_backoff must not be negative (0 means the default, 500ms)")
+	var errs []error
+	check := func(bad bool, format string, args ...any) {
+		if bad {
+			errs = append(errs, fmt.Errorf(format, args...))
+		}
 	}
-	return nil
+	check(c.Dir == "", "wal.dir: must be set when wal.enabled is true")
+	check(c.MaxUnappliedOps < 1, "wal.max_unapplied_ops: must be at least 1")
+	check(c.MaxUnappliedBytes < 1<<20, "wal.max_unapplied_bytes: must be at least %d (1 MiB)", 1<<20)
+	check(c.SegmentBytes < 1<<20, "wal.segment_bytes: must be at least %d (1 MiB)", 1<<20)
+	check(c.MaxApplyOps < 1, "wal.max_apply_ops: must be at least 1")
+	check(c.RecordAttempts < 0, "wal.record_attempts: must not be negative (0 means the default, 5)")
+	check(c.RecordBackoff < 0, "wal.record_backoff: must not be negative (0 means the default, 500ms)")
+	return errors.Join(errs...)
 }
 
 // withDefaults fills the settings a Config built by hand leaves zero.

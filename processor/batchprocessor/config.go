@@ -30,15 +30,15 @@ func DefaultConfig() Config {
 
 // Validate reports settings that cannot work, naming the key.
 func (c Config) Validate() error {
-	switch {
-	case c.MaxQueuedOps < 1:
-		return errors.New("pipeline.max_queued_ops must be at least 1")
-	case c.MaxQueuedBytes < 1:
-		return errors.New("pipeline.max_queued_bytes must be at least 1")
-	case c.MaxBatchOps < 1:
-		return errors.New("pipeline.max_batch_ops must be at least 1")
-	case c.BatchLinger < 0:
-		return errors.New("pipeline.batch_linger must not be negative")
+	var errs []error
+	check := func(bad bool, msg string) {
+		if bad {
+			errs = append(errs, errors.New(msg))
+		}
 	}
-	return nil
+	check(c.MaxQueuedOps < 1, "pipeline.max_queued_ops: must be at least 1")
+	check(c.MaxQueuedBytes < 1, "pipeline.max_queued_bytes: must be at least 1")
+	check(c.MaxBatchOps < 1, "pipeline.max_batch_ops: must be at least 1")
+	check(c.BatchLinger < 0, "pipeline.batch_linger: must not be negative")
+	return errors.Join(errs...)
 }

@@ -51,16 +51,16 @@ func NewDefaultConfig() Config {
 func (c Config) Validate() error {
 	var errs []error
 	if c.MaxRequestBytes < 0 {
-		errs = append(errs, fmt.Errorf("max_request_bytes %d must not be negative", c.MaxRequestBytes))
+		errs = append(errs, fmt.Errorf("otlp.max_request_bytes: %d must not be negative", c.MaxRequestBytes))
 	}
 	if c.MaxSpansPerRequest < 0 {
-		errs = append(errs, fmt.Errorf("max_spans_per_request %d must not be negative", c.MaxSpansPerRequest))
+		errs = append(errs, fmt.Errorf("otlp.max_spans_per_request: %d must not be negative", c.MaxSpansPerRequest))
 	}
 	if c.MaxAttributeValueBytes < 0 {
-		errs = append(errs, fmt.Errorf("max_attribute_value_bytes %d must not be negative", c.MaxAttributeValueBytes))
+		errs = append(errs, fmt.Errorf("otlp.max_attribute_value_bytes: %d must not be negative", c.MaxAttributeValueBytes))
 	}
 	if c.RetryAfter < 0 {
-		errs = append(errs, fmt.Errorf("retry_after %s must not be negative", c.RetryAfter))
+		errs = append(errs, fmt.Errorf("otlp.retry_after: %s must not be negative", c.RetryAfter))
 	}
 	return errors.Join(errs...)
 }
