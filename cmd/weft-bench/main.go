@@ -1,7 +1,7 @@
 // Command weft-bench measures a running weft (or one it starts): ingest
 // throughput and latency through /call/upsert_batch, query latency on a
 // large store, and the server's peak RSS. It prints figures; it asserts
-// nothing. See the README's Benchmarks section.
+// nothing. See docs/benchmarks.md.
 //
 //	weft-bench calls --weft ./bin/weft --calls 200000
 //	weft-bench query --weft ./bin/weft --calls 1000000

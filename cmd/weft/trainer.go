@@ -21,7 +21,7 @@ const trainerUsage = `usage: weft trainer --url URL --key KEY --command CMD [fla
 Leases training jobs from weft and runs CMD (with sh -c) for each: the job
 arrives on the command's standard input and in $WEFT_TASK_FILE, its
 checkpoint goes under $WEFT_OUTPUT_DIR, and the JSON lines it prints become
-the job's events and checkpoint (see the README, "Training workers").
+the job's events and checkpoint (see docs/training.md, "Training workers").
 KEY is a worker key: weft keys create --entity ENTITY --role worker.
 
 `

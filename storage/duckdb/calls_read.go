@@ -410,7 +410,7 @@ type fetchGroup struct {
 // maxFetchGroupRanges bounds the start-time ranges of one statement that
 // fetches a page's calls: a page of 100 scattered calls is fetched as a
 // few statements of this many range scans each (the 18 ms first page of
-// the README's benchmarks).
+// docs/benchmarks.md).
 const maxFetchGroupRanges = 16
 
 // fetchGroups splits a page's calls into groups of at most

@@ -2,7 +2,7 @@
 // protocol: what weft answers a worker that leases a job, what a worker
 // sends while it works, and what `weft trainer` hands the user's command
 // and reads back from it. The server's worker API and the trainer both
-// use these types, so the two cannot drift apart; the README and
+// use these types, so the two cannot drift apart; docs/training.md and
 // docs/adr/0014-training-job-queue.md describe them for other clients.
 //
 // It must never import anything but the standard library.
