@@ -19,23 +19,8 @@ import (
 // store and the ClickHouse store both provide all of it; the conformance
 // suites keep them answering alike.
 type backend interface {
-	storage.CallWriter
-	storage.CallReader
-	storage.ObjectStore
-	storage.TableStore
-	storage.FileStore
-	storage.FeedbackStore
-	storage.CostStore
-	storage.ThreadReader
-	storage.CallsAggregator
-	storage.ProjectLister
-	storage.ProjectStatsReader
-	storage.RetentionStore
-	storage.AutomationsBackend
-	storage.TrainingBackend
-	storage.AnnotationQueueStore
-	storage.MonitorStore
-	storage.InferenceLimitsStore
+	storage.TraceData
+	storage.ControlPlane
 	Close() error
 }
 

@@ -6,6 +6,10 @@ import (
 	"github.com/weftdev/weft/storage/conformance"
 )
 
-func TestConformance(t *testing.T) {
-	conformance.RunAll(t, func(t *testing.T) conformance.Store { return openTestStore(t) })
+func TestTraceDataConformance(t *testing.T) {
+	conformance.RunTraceData(t, func(t *testing.T) conformance.TraceStore { return openTestStore(t) })
+}
+
+func TestControlPlaneConformance(t *testing.T) {
+	conformance.RunControlPlane(t, func(t *testing.T) conformance.ControlStore { return openTestStore(t) })
 }
