@@ -27,8 +27,8 @@ import (
 	"github.com/weftdev/weft/internal/memlimit"
 	"github.com/weftdev/weft/internal/telemetry"
 	"github.com/weftdev/weft/pricing"
-	"github.com/weftdev/weft/queryapi"
 	"github.com/weftdev/weft/receiver/otlpreceiver"
+	"github.com/weftdev/weft/traceapi"
 )
 
 // Version is Weft's own release, reported by /version.
@@ -65,9 +65,9 @@ type Server struct {
 	grpcLn   net.Listener
 	prices   *pricing.Table
 	tls      *tls.Config // nil: plain text
-	feedback *queryapi.FeedbackAPI
+	feedback *traceapi.FeedbackAPI
 	// reads is the bound on store reads at once that every read API shares.
-	reads *queryapi.ReadGate
+	reads *traceapi.ReadGate
 	// automations holds webhook automations' service and loops.
 	automations *automationsPart
 	// gateway is the inference gateway; nil in a process without ingest.
@@ -142,9 +142,9 @@ func (s *Server) build(ctx context.Context) error {
 	if s.prices, err = loadPrices(s.cfg.PricingFile); err != nil {
 		return err
 	}
-	s.reads = queryapi.NewReadGate(s.cfg.Queries.Budget)
-	if s.feedback, err = queryapi.NewFeedbackAPI(s.store, s.cfg.MaxRequestBytes, s.logger,
-		queryapi.WithQueryLimits(s.cfg.Queries), queryapi.WithReadGate(s.reads)); err != nil {
+	s.reads = traceapi.NewReadGate(s.cfg.Queries.Budget)
+	if s.feedback, err = traceapi.NewFeedbackAPI(s.store, s.cfg.MaxRequestBytes, s.logger,
+		traceapi.WithQueryLimits(s.cfg.Queries), traceapi.WithReadGate(s.reads)); err != nil {
 		return err
 	}
 	if reg := s.buildMonitorsRegistry(); reg != nil {

@@ -24,8 +24,8 @@ import (
 	"github.com/weftdev/weft/automations/secretbox"
 	"github.com/weftdev/weft/config"
 	"github.com/weftdev/weft/internal/telemetry"
-	"github.com/weftdev/weft/queryapi"
 	"github.com/weftdev/weft/storage"
+	"github.com/weftdev/weft/traceapi"
 )
 
 // automationsPart is webhook automations in this process: the service
@@ -215,5 +215,5 @@ func registerDeliveryMetrics(m *telemetry.Metrics, w *delivery.Worker, store sto
 // usageCost prices usage for cost alerts as include_costs does: the
 // project's prices, then the defaults (with the catalog's, once built).
 func (s *Server) usageCost(ctx context.Context, projectID string, usage []storage.ModelUsageBucket) (float64, error) {
-	return queryapi.UsageCost(ctx, queryapi.CallExtras{Prices: s.store, Defaults: s.prices}, projectID, usage)
+	return traceapi.UsageCost(ctx, traceapi.CallExtras{Prices: s.store, Defaults: s.prices}, projectID, usage)
 }

@@ -12,10 +12,10 @@ import (
 
 	"github.com/weftdev/weft/internal/httpapi"
 	"github.com/weftdev/weft/internal/telemetry"
-	"github.com/weftdev/weft/queryapi"
 	"github.com/weftdev/weft/receiver/otlpreceiver"
 	"github.com/weftdev/weft/receiver/weavereceiver"
 	"github.com/weftdev/weft/refs"
+	"github.com/weftdev/weft/traceapi"
 	trainingapi "github.com/weftdev/weft/training/api"
 )
 
@@ -33,7 +33,7 @@ func (s *Server) routes() http.Handler {
 	// The queries section: the limits a query is checked against, and the
 	// budget of every read below; they share one gate, so its bounds on
 	// reads at once hold for the whole process.
-	queries, gate := queryapi.WithQueryLimits(s.cfg.Queries), queryapi.WithReadGate(s.reads)
+	queries, gate := traceapi.WithQueryLimits(s.cfg.Queries), traceapi.WithReadGate(s.reads)
 	if s.roles.Ingest {
 		otlp := shed(s.write.saturated, s.logger, otlpreceiver.NewHTTPHandler(s.cfg.OTLP, verifier, s.write.front, s.receiverSettings(otlpreceiver.ReceiverType)))
 		mux.Handle(otlpreceiver.TracesPath, otlp)
@@ -47,22 +47,22 @@ func (s *Server) routes() http.Handler {
 	}
 	if s.roles.Query {
 		reads := consistentReads{backend: s.store, barrier: s.write.barrier}
-		extras := queryapi.CallExtras{Feedback: s.store, Prices: s.store, Defaults: s.prices, Refs: s.store,
+		extras := traceapi.CallExtras{Feedback: s.store, Prices: s.store, Defaults: s.prices, Refs: s.store,
 			Users: auth.StoreUsers{Store: s.keys}, Retention: s.retention.For}
-		queryapi.New(reads, extras, max, s.logger, queries, gate).Register(mux, authn)
-		queryapi.NewThreadsAPI(reads, max, s.logger, queries, gate).Register(mux, authn)
-		queryapi.NewAggregateAPI(reads, extras, max, s.logger, queries, gate).Register(mux, authn)
-		queryapi.NewCallStatsAPI(reads, extras, max, s.logger, queries, gate).Register(mux, authn)
-		queryapi.NewProjectsAPI(reads, max, s.logger, queries, gate).Register(mux, authn)
-		queryapi.NewMonitorsAPI(s.store, s.cfg.Monitors.DailySpendCapUSD, max, s.logger, queries, gate).Register(mux, authn)
-		queryapi.NewEvalResultsAPI(reads, s.store, extras, max, s.logger, queries, gate).Register(mux, authn)
+		traceapi.New(reads, extras, max, s.logger, queries, gate).Register(mux, authn)
+		traceapi.NewThreadsAPI(reads, max, s.logger, queries, gate).Register(mux, authn)
+		traceapi.NewAggregateAPI(reads, extras, max, s.logger, queries, gate).Register(mux, authn)
+		traceapi.NewCallStatsAPI(reads, extras, max, s.logger, queries, gate).Register(mux, authn)
+		traceapi.NewProjectsAPI(reads, max, s.logger, queries, gate).Register(mux, authn)
+		traceapi.NewMonitorsAPI(s.store, s.cfg.Monitors.DailySpendCapUSD, max, s.logger, queries, gate).Register(mux, authn)
+		traceapi.NewEvalResultsAPI(reads, s.store, extras, max, s.logger, queries, gate).Register(mux, authn)
 		// Evaluation runs, predictions and scores are calls written through
 		// the pipeline and read back through reads, so a process serves them
 		// only with both roles (the default serve). Split into ingest and
 		// query processes, neither serves them (404): route them to a
 		// process that runs both.
 		if s.roles.Ingest {
-			queryapi.NewEvaluationRunsAPI(s.write.front, reads, queryapi.EvalRunStores{Objects: s.automations.objects, Files: s.store, Feedback: s.store}, max, s.logger, queries, gate).Register(mux, authn)
+			traceapi.NewEvaluationRunsAPI(s.write.front, reads, traceapi.EvalRunStores{Objects: s.automations.objects, Files: s.store, Feedback: s.store}, max, s.logger, queries, gate).Register(mux, authn)
 		}
 	}
 	if s.gateway != nil {
@@ -74,16 +74,16 @@ func (s *Server) routes() http.Handler {
 		mux.Handle("GET /metrics", s.apiMetricsHandler())
 	}
 	if s.roles.Ingest || s.roles.Query {
-		queryapi.NewObjectsAPI(s.monitorsObjects(s.automations.objects), max, s.logger, queries, gate).Register(mux, authn)
-		queryapi.NewV2ObjectsAPI(s.automations.objects, s.store, s.store, max, s.logger, queries, gate).Register(mux, authn)
+		traceapi.NewObjectsAPI(s.monitorsObjects(s.automations.objects), max, s.logger, queries, gate).Register(mux, authn)
+		traceapi.NewV2ObjectsAPI(s.automations.objects, s.store, s.store, max, s.logger, queries, gate).Register(mux, authn)
 		s.automations.register(mux, max, s.logger, authn)
-		queryapi.NewTablesAPI(s.store, max, s.logger, queries, gate).Register(mux, authn)
-		queryapi.NewFilesAPI(s.store, s.cfg.MaxFileBytes, max, s.logger, queries, gate).Register(mux, authn)
-		queryapi.NewCostsAPI(s.store, max, s.logger, queries, gate).Register(mux, authn)
-		queryapi.NewTTLAPI(s.store, s.retention, max, s.logger).Register(mux, authn)
+		traceapi.NewTablesAPI(s.store, max, s.logger, queries, gate).Register(mux, authn)
+		traceapi.NewFilesAPI(s.store, s.cfg.MaxFileBytes, max, s.logger, queries, gate).Register(mux, authn)
+		traceapi.NewCostsAPI(s.store, max, s.logger, queries, gate).Register(mux, authn)
+		traceapi.NewTTLAPI(s.store, s.retention, max, s.logger).Register(mux, authn)
 		s.feedback.Register(mux, authn)
-		queryapi.NewAnnotationQueuesAPI(s.store, max, s.logger, queries, gate).Register(mux, authn)
-		queryapi.NewActionsAPI(s.store, s.feedback, s.llm(), max, s.logger).Register(mux, authn)
+		traceapi.NewAnnotationQueuesAPI(s.store, max, s.logger, queries, gate).Register(mux, authn)
+		traceapi.NewActionsAPI(s.store, s.feedback, s.llm(), max, s.logger).Register(mux, authn)
 	}
 	c := s.cfg.Connections
 	s.inflight.SetPolicy(httpapi.BodyPolicy{PerKey: c.MaxInflightBytesPerKey, MinRate: c.MinBodyRate, Grace: c.BodyRateGrace})

@@ -20,9 +20,9 @@ import (
 	"github.com/weftdev/weft/monitors"
 	"github.com/weftdev/weft/processor/batchprocessor"
 	"github.com/weftdev/weft/processor/tracemetricsprocessor"
-	"github.com/weftdev/weft/queryapi"
 	"github.com/weftdev/weft/receiver/kafkareceiver"
 	"github.com/weftdev/weft/receiver/otlpreceiver"
+	"github.com/weftdev/weft/traceapi"
 	"github.com/weftdev/weft/training"
 )
 
@@ -75,7 +75,7 @@ type Config struct {
 	// nodes, strings, field paths and sort keys. Errors over a limit name
 	// its key under "queries". Its budget keys bound the read API's store
 	// reads as they run: time, and reads at once in all and per API key.
-	Queries queryapi.Settings `yaml:"queries"`
+	Queries traceapi.Settings `yaml:"queries"`
 	// Inference is the OpenAI-compatible gateway's providers and models.
 	Inference inference.Config `yaml:"inference"`
 
@@ -128,7 +128,7 @@ func Default() Config {
 		DuckDBMemoryMB:  384,
 		OTLP:            otlpreceiver.NewDefaultConfig(),
 		Connections:     DefaultConnections(),
-		Queries:         queryapi.DefaultSettings(),
+		Queries:         traceapi.DefaultSettings(),
 		Inference:       inference.DefaultConfig(),
 		Roles:           AllRoles,
 		MigrateOnStart:  true,

@@ -5,16 +5,16 @@ import (
 	"testing"
 	"time"
 
-	"github.com/weftdev/weft/queryapi"
 	"github.com/weftdev/weft/storage/querylang"
+	"github.com/weftdev/weft/traceapi"
 )
 
 // TestQueriesBudget checks the run-time budget keys of the queries
 // section: defaults, every key read from the file beside the limits, and
 // values that cannot work refused by name.
 func TestQueriesBudget(t *testing.T) {
-	if got := Default().Queries.Budget; got != queryapi.DefaultBudget() {
-		t.Fatalf("default budget = %+v; want %+v", got, queryapi.DefaultBudget())
+	if got := Default().Queries.Budget; got != traceapi.DefaultBudget() {
+		t.Fatalf("default budget = %+v; want %+v", got, traceapi.DefaultBudget())
 	}
 	file := writeFile(t, "queries:\n  max_operands: 50\n  max_duration: 5s\n  max_concurrent: 6\n"+
 		"  max_concurrent_per_key: 2\n  max_wait: 250ms\n")
@@ -22,7 +22,7 @@ func TestQueriesBudget(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := queryapi.Budget{MaxDuration: 5 * time.Second, MaxConcurrent: 6, MaxConcurrentPerKey: 2, MaxWait: 250 * time.Millisecond}
+	want := traceapi.Budget{MaxDuration: 5 * time.Second, MaxConcurrent: 6, MaxConcurrentPerKey: 2, MaxWait: 250 * time.Millisecond}
 	if cfg.Queries.Budget != want || cfg.Queries.MaxOperands != 50 || cfg.Queries.MaxNodes != querylang.DefaultMaxNodes {
 		t.Fatalf("queries = %+v; want budget %+v beside max_operands 50 and default limits", cfg.Queries, want)
 	}
@@ -30,7 +30,7 @@ func TestQueriesBudget(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if b := partial.Queries.Budget; b.MaxDuration != time.Minute || b.MaxConcurrent != queryapi.DefaultMaxConcurrent || b.MaxWait != queryapi.DefaultMaxWait {
+	if b := partial.Queries.Budget; b.MaxDuration != time.Minute || b.MaxConcurrent != traceapi.DefaultMaxConcurrent || b.MaxWait != traceapi.DefaultMaxWait {
 		t.Fatalf("one key set: %+v", b)
 	}
 	for body, msg := range map[string]string{
