@@ -130,7 +130,7 @@ func (p *Receiver) attempt(ctx context.Context, key string, fn func(context.Cont
 			return err
 		}
 		p.stats.writeRetries.Add(1)
-		p.limited.Log(slog.LevelWarn, key, "processor write failed; the records stay in Kafka uncommitted and are retried with backoff (kafka.consumer.retry_backoff_max); if it repeats, check that ClickHouse (clickhouse_dsn) is up and reachable",
+		p.limited.Log(slog.LevelWarn, key, "processor write failed; the records stay in Kafka uncommitted and are retried with backoff (kafka.consumer.retry_backoff_max); if it repeats, check ClickHouse (clickhouse_dsn) for a write, or the brokers (kafka_brokers) for a dead-letter",
 			"what", key, "attempt", n+1, "err", err)
 		if !p.pause(ctx, n) {
 			return fmt.Errorf("%w: %w", errStopped, err)
