@@ -76,7 +76,7 @@ func newUpstreamProxy(upstream string, logger *slog.Logger) (http.Handler, error
 			pr.Out.Host = u.Host
 		},
 		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
-			logger.Warn("agent: upstream unreachable for a proxied request", "path", r.URL.Path, "err", err)
+			logger.Warn("agent: the central Weft is unreachable for a proxied read; the client got 503 and retries; check that agent.upstream is up and reachable from the agent", "path", r.URL.Path, "err", err)
 			w.Header().Set("Retry-After", "1")
 			httpapi.WriteJSON(w, http.StatusServiceUnavailable, map[string]string{
 				"reason": "the central Weft is unreachable from the agent; retry later"})

@@ -161,7 +161,7 @@ func (p *automationsPart) start(logger *slog.Logger) {
 		go func() {
 			defer p.wg.Done()
 			if err := loop(ctx); err != nil && !errors.Is(err, context.Canceled) {
-				logger.Error("automations loop stopped", "err", err)
+				logger.Error("automations: a dispatch, delivery or alerts loop stopped; its work waits until weft restarts; restart weft, and check the store or Kafka if it repeats", "err", err)
 			}
 		}()
 	}

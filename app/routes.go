@@ -110,7 +110,7 @@ func recoverPanics(logger interface {
 					aborted.WithLabelValues(routeOf(r)).Inc()
 					panic(v)
 				}
-				logger.Error("handler panic", "path", r.URL.Path, "panic", v)
+				logger.Error("a request handler panicked (a bug in weft); the request got 500 and weft serves on; report it with this line", "path", r.URL.Path, "panic", v)
 				httpapi.WriteJSON(w, http.StatusInternalServerError, map[string]string{"reason": "Internal server error"})
 			}
 		}()

@@ -85,7 +85,7 @@ func (p *trainingPart) start(logger *slog.Logger) {
 	go func() {
 		err := p.run(ctx)
 		if err != nil && !errors.Is(err, context.Canceled) {
-			logger.Error("training job queue stopped", "err", err)
+			logger.Error("training job queue stopped; jobs are not leased or finished until weft restarts; restart weft, and check the store or Kafka if it repeats", "err", err)
 		}
 		p.done <- err
 	}()

@@ -17,7 +17,7 @@ func (s *Server) withUI(api http.Handler) http.Handler {
 	if err != nil {
 		// The assets are embedded at build time; failing here means a
 		// broken build, so the API still runs and the reason is logged.
-		s.logger.Error("web UI unavailable", "err", err)
+		s.logger.Error("web UI unavailable (a broken build); the API serves on without it; use an official build, or set ui: false to silence this", "err", err)
 		return api
 	}
 	return ui

@@ -65,7 +65,7 @@ func (a *Alerts) Run(ctx context.Context) error {
 	defer t.Stop()
 	for {
 		if err := a.Round(ctx); err != nil && ctx.Err() == nil {
-			a.logger.Warn("alerts: evaluation round failed; retrying next interval", "err", err)
+			a.logger.Warn("alerts: an evaluation round failed; retrying after automations.alert_interval; if it repeats, check the store", "err", err)
 		}
 		select {
 		case <-ctx.Done():
@@ -128,7 +128,7 @@ func (a *Alerts) evaluateAll(ctx context.Context, autos []storage.Automation, st
 	for i, au := range autos {
 		cond, err := ParseCondition(json.RawMessage(au.Condition))
 		if err != nil {
-			a.logger.Warn("alerts: skipping an automation whose condition no longer parses", "automation", au.ID, "err", err)
+			a.logger.Warn("alerts: an automation's condition no longer parses; it is skipped every round until its condition is fixed with /automations/update", "automation", au.ID, "err", err)
 			continue
 		}
 		conds[i], parsed[i] = cond, true
@@ -144,7 +144,7 @@ func (a *Alerts) evaluateAll(ctx context.Context, autos []storage.Automation, st
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
-			a.logger.Warn("alerts: measuring failed", "project", au.ProjectID, "automation", au.ID, "err", err)
+			a.logger.Warn("alerts: measuring an alert's condition failed; it is skipped this round and measured again after automations.alert_interval; if it repeats, check the store", "project", au.ProjectID, "automation", au.ID, "err", err)
 			continue
 		}
 		key := alertKey(au.ProjectID, au.ID)
@@ -163,7 +163,7 @@ func (a *Alerts) evaluateAll(ctx context.Context, autos []storage.Automation, st
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
-			a.logger.Warn("alerts: recording a transition failed; it is made again next interval", "automation", au.ID, "err", err)
+			a.logger.Warn("alerts: recording a transition failed; it is made again next interval; if it repeats, check the store", "automation", au.ID, "err", err)
 		}
 	}
 	return a.store.SaveAlertStates(ctx, unchanged)

@@ -63,7 +63,7 @@ func (o *Outbox) Run(ctx context.Context) error {
 		n, err := o.DispatchOnce(ctx)
 		switch {
 		case err != nil && ctx.Err() == nil:
-			o.logger.Error("automations: dispatching events failed; retrying", "err", err, "retry_in", pause)
+			o.logger.Warn("automations: dispatching events failed; they stay recorded and are retried after retry_in; if it repeats, check the store", "err", err, "retry_in", pause)
 			pause = min(2*pause, maxOutboxBackoff)
 		case err == nil:
 			pause = o.poll

@@ -63,7 +63,7 @@ func (h *Handler) authenticate(r *http.Request) (auth.Principal, int, error) {
 	case errors.Is(err, auth.ErrUnauthenticated):
 		return p, http.StatusUnauthorized, errors.New("invalid API key: it is unknown or revoked; create one with 'weft keys create'")
 	case err != nil:
-		h.logger.Error("graphql: verifying the API key failed", "err", err)
+		h.logger.Warn("graphql: verifying an API key failed (the key store is unavailable); the request got 503 and the client retries; if it repeats, check the store", "err", err)
 		return p, http.StatusServiceUnavailable, errors.New("the key store is unavailable; retry")
 	}
 	return p, 0, nil

@@ -57,7 +57,7 @@ func (g *Gateway) adapter(ctx context.Context, p auth.Principal, id string) (*ca
 		e.message += " (" + err.Error() + ")"
 		return nil, e
 	case err != nil:
-		g.logger.Error("resolving a checkpoint", "model", id, "err", err)
+		g.logger.Warn("inference: resolving a fine-tuned checkpoint failed (the store is unavailable); the request got 503 and the client retries; if it repeats, check the store", "model", id, "err", err)
 		return nil, unavailable(g.cfg.RetryAfter, "checkpoints cannot be resolved right now; retry later")
 	}
 	m, ok := g.catalog.Adapter(id, a.Name, a.BaseModel)

@@ -28,7 +28,7 @@ func (g *Gateway) authenticate(r *http.Request) (auth.Principal, *apiError) {
 	case errors.Is(err, auth.ErrUnauthenticated):
 		return p, authFailed("the API key is unknown or revoked")
 	case err != nil:
-		g.logger.Error("verifying an API key", "err", err)
+		g.logger.Warn("inference: verifying an API key failed (the key store is unavailable); the request got 503 and the client retries; if it repeats, check the store", "err", err)
 		return p, unavailable(g.cfg.RetryAfter, "API keys cannot be checked right now; retry later")
 	}
 	return p, nil

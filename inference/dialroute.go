@@ -100,6 +100,6 @@ func (g *Gateway) tryUpstream(ctx context.Context, ex *exchange, modelID string,
 	}
 	st.failures.Inc()
 	g.metrics.upstreamFailures.WithLabelValues(up.Provider.Name).Inc()
-	g.logger.Warn("upstream attempt failed", "model", modelID, "provider", up.Provider, "upstream_model", name, "retry", retry, "err", fail)
+	g.logger.Info("inference: an upstream attempt failed; the gateway retries or fails over as inference.retry and the breaker say; if weft_inference_upstream_failures keeps rising for one provider, check that provider", "model", modelID, "provider", up.Provider, "upstream_model", name, "retry", retry, "err", fail)
 	return nil, fail
 }

@@ -150,7 +150,7 @@ func (g *Gateway) readAlias(ctx context.Context, fl *catalog.Follow, alias strin
 	case errors.Is(err, storage.ErrNotFound):
 		return nil, true
 	case err != nil:
-		g.logger.Warn("reading a followed alias", "collection", fl.Collection, "alias", alias, "err", err)
+		g.logger.Warn("inference: reading a followed alias failed; the version served before stays and it is read again within inference.alias_refresh; if it repeats, check the store", "collection", fl.Collection, "alias", alias, "err", err)
 		return nil, false
 	}
 	return &aliasVersion{Collection: fl.Collection, Alias: alias, Version: t.VersionIndex, Digest: t.Digest, ServedAs: t.ServedAs}, true

@@ -73,7 +73,7 @@ func (g *Gateway) every(ctx context.Context, interval time.Duration, what string
 	defer t.Stop()
 	for {
 		if err := round(ctx); err != nil && ctx.Err() == nil {
-			g.logger.Warn("inference: "+what+" failed; retrying next interval", "err", err)
+			g.logger.Warn("inference: "+what+" failed; the values held stay in force and it is retried next interval (inference.limits_sync_interval, inference.budgets_interval); if it repeats, check the store", "err", err)
 		}
 		select {
 		case <-ctx.Done():

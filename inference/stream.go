@@ -114,7 +114,7 @@ func (g *Gateway) streamBroke(ex *exchange, ans *answer, err error, out sink) {
 	default:
 		e = badGateway(0, "Reading the upstream stream failed: %v", err)
 	}
-	g.logger.Warn("upstream stream broke", "model", ex.modelID, "provider", ans.upstream.Provider, "err", e.message)
+	g.logger.Warn("inference: an upstream stream broke mid-way; the client got an error event and the call is traced as failed; if it repeats, check the provider or the setting the err names", "model", ex.modelID, "provider", ans.upstream.Provider, "err", e.message)
 	ex.fail(&apiError{status: ex.status, message: e.message})
 	_ = out.fail(e)
 }

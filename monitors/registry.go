@@ -55,7 +55,7 @@ func NewRegistry(store RegistryStore, interval time.Duration, logger *slog.Logge
 // until Shutdown.
 func (r *Registry) Start(ctx context.Context) error {
 	if err := r.Refresh(ctx); err != nil {
-		r.logger.Warn("monitors: reading the monitors failed; retrying every refresh interval", "err", err)
+		r.logger.Warn("monitors: reading the monitors failed; none run until a read succeeds, retried every monitors.refresh_interval; if it repeats, check the store", "err", err)
 	}
 	r.quit, r.done = make(chan struct{}), make(chan struct{})
 	go r.loop(context.WithoutCancel(ctx))
@@ -89,7 +89,7 @@ func (r *Registry) loop(ctx context.Context) {
 		case <-r.nudge:
 		}
 		if err := r.Refresh(ctx); err != nil {
-			r.logger.Warn("monitors: refreshing the monitors failed; the last ones read stay in force", "err", err)
+			r.logger.Warn("monitors: refreshing the monitors failed; the last ones read stay in force until the next refresh (monitors.refresh_interval); if it repeats, check the store", "err", err)
 		}
 	}
 }

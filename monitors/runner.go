@@ -174,7 +174,7 @@ func (r *Runner) loop(ctx context.Context) {
 	for {
 		n, err := r.Round(ctx)
 		if err != nil && r.judges.Err() == nil {
-			r.logger.Warn("monitors: a round failed; the queued calls stay queued and the next round tries again", "err", err)
+			r.logger.Warn("monitors: a round failed; the queued calls stay queued and the next round tries again; if it repeats, check the store", "err", err)
 		}
 		if r.judges.Err() != nil {
 			return
@@ -281,7 +281,7 @@ func (r *Runner) project(ctx context.Context, projectID string, queued []storage
 			ready = append(ready, q.CallID)
 		case q.Attempts+1 >= r.opts.MaxAttempts:
 			r.Stats.Dropped.Add(1)
-			r.logger.Warn("monitors: a queued call is still not readable as ended; giving it up",
+			r.logger.Info("monitors: a queued call is still not readable as ended (it may never end); it is not scored; raise monitors.max_attempts if calls end later than that",
 				"project", projectID, "call_id", q.CallID, "attempts", q.Attempts+1)
 			gone = append(gone, q)
 		default:
@@ -388,7 +388,7 @@ func (r *Runner) matching(ctx context.Context, m Monitor, ready []string, calls 
 	if m.Query != nil {
 		where, err := querylang.Parse(m.Query)
 		if err != nil {
-			r.logger.Warn("monitors: a monitor's query does not parse; it scores nothing until fixed", "monitor", m.Ref, "err", err)
+			r.logger.Info("monitors: a monitor's query does not parse; it scores nothing until its owner fixes it (the monitor's status shows why)", "monitor", m.Ref, "err", err)
 			return nil, nil
 		}
 		q.Where = where
@@ -486,13 +486,13 @@ func (r *Runner) apply(ctx context.Context, t task) bool {
 	res := out.result
 	if out.verdict != nil {
 		if err := r.storeVerdict(ctx, t, out, res); err != nil {
-			r.logger.Warn("monitors: storing a verdict failed; the call will be scored again", "monitor", t.monitor.Ref,
+			r.logger.Warn("monitors: storing a verdict failed; the call will be scored again; if it repeats, check the store", "monitor", t.monitor.Ref,
 				"call_id", t.call.ID, "err", err)
 			return true
 		}
 	}
 	if err := r.store.RecordMonitorResults(ctx, []storage.MonitorResult{*res}); err != nil {
-		r.logger.Warn("monitors: recording a result failed; the call will be scored again", "monitor", t.monitor.Ref,
+		r.logger.Warn("monitors: recording a result failed; the call will be scored again; if it repeats, check the store", "monitor", t.monitor.Ref,
 			"call_id", t.call.ID, "err", err)
 		return true
 	}
@@ -635,7 +635,7 @@ func (r *Runner) spent(ctx context.Context, m Monitor) float64 {
 	}
 	stats, err := r.store.MonitorStats(ctx, m.ProjectID, day)
 	if err != nil {
-		r.logger.Warn("monitors: reading today's spend failed; counting from zero", "monitor", m.Ref, "err", err)
+		r.logger.Warn("monitors: reading today's spend failed; counting from zero, so the monitor may spend past its daily cap (daily_spend_cap_usd) today; if it repeats, check the store", "monitor", m.Ref, "err", err)
 	}
 	var usd float64
 	for _, st := range stats {
@@ -669,7 +669,7 @@ func (r *Runner) cost(ctx context.Context, m Monitor, j Judge, a answer) float64
 	usd, err := r.price(ctx, m.ProjectID, []storage.ModelUsageBucket{{Model: j.Model, Requests: 1,
 		PromptTokens: u.Prompt, CompletionTokens: u.Completion, TotalTokens: u.Total}})
 	if err != nil {
-		r.logger.Warn("monitors: pricing a judge's usage failed; counting it as free", "model", j.Model, "err", err)
+		r.logger.Warn("monitors: pricing a judge's usage failed; counting it as free, so the monitor may spend past its daily cap (daily_spend_cap_usd); if it repeats, check the store and the model's prices", "model", j.Model, "err", err)
 		return 0
 	}
 	r.spent(ctx, m)

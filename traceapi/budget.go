@@ -227,7 +227,7 @@ func (run *readRun) explain(err error) error {
 	if errors.Is(context.Cause(run.ctx), errRanPast) {
 		if !run.logged && run.logger != nil {
 			run.logged = true
-			run.logger.Warn("read stopped at its time budget", "path", run.r.URL.Path,
+			run.logger.Info("a read stopped at its time budget; the client got 503 asking it to narrow the query; raise the setting only if such reads are expected", "path", run.r.URL.Path,
 				"key", callerKey(run.r.Context()), "setting", setting(keyMaxDuration), "limit", run.limit)
 		}
 		return overBudget(http.StatusServiceUnavailable, keyMaxDuration, fmt.Sprintf(

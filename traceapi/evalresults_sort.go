@@ -147,7 +147,7 @@ func (a *EvalResultsAPI) resolveRows(ctx context.Context, projectID string, canR
 		end := min(start+storage.MaxRefsPerReadBatch, len(refs))
 		vals, err := a.refs.ReadRefs(ctx, canRead, refs[start:end])
 		if err != nil {
-			a.logger.WarnContext(ctx, "resolving dataset row refs", "project_id", projectID, "error", err)
+			a.logger.WarnContext(ctx, "resolving dataset row refs failed; the rows are answered with their refs unresolved; if it repeats, check the store", "project_id", projectID, "error", err)
 			return []string{"Failed to resolve dataset row refs; raw_data_row may contain refs"}
 		}
 		for i, v := range vals {

@@ -221,7 +221,7 @@ func (a *FilesAPI) content(w http.ResponseWriter, r *http.Request) {
 		}
 		// Headers are gone: abort so the client sees a broken download,
 		// never a short one that looks complete.
-		a.logger.Error("file download failed mid-way", "project", req.ProjectID, "digest", req.Digest, "err", err)
+		a.logger.Warn("reading a file from the store failed mid-way; the client sees a broken download and may retry; if it repeats, check the store", "project", req.ProjectID, "digest", req.Digest, "err", err)
 		panic(http.ErrAbortHandler)
 	}
 }

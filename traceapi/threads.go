@@ -130,7 +130,7 @@ func writeJSONLines(w http.ResponseWriter, r *http.Request, logger *slog.Logger,
 			return
 		}
 		if err != nil {
-			logger.Error("stream failed mid-way", "path", r.URL.Path, "err", err)
+			logger.Warn("reading from the store failed mid-way through a streamed answer; the client sees a broken stream and may retry; if it repeats, check the store", "path", r.URL.Path, "err", err)
 			panic(http.ErrAbortHandler)
 		}
 		if !started {

@@ -38,7 +38,7 @@ func (w *Worker) apply(d storage.Delivery, o outcome, now time.Time) storage.Del
 		d.LastError += fmt.Sprintf("; gave up after %d attempts over %s (automations.retry.max_elapsed); redeliver to try again",
 			d.Attempts, now.Sub(d.RetryFrom).Round(time.Second))
 		w.Stats.Failed.Add(1)
-		w.logger.Warn("automations: delivery failed for good", "delivery", d.ID, "automation", d.AutomationID,
+		w.logger.Warn("automations: a webhook delivery failed for good (automations.retry.max_elapsed passed); it is marked failed; fix the endpoint, then retry it with /automations/redeliver", "delivery", d.ID, "automation", d.AutomationID,
 			"attempts", d.Attempts, "reason", o.reason)
 	}
 	return d
@@ -74,10 +74,10 @@ func (w *Worker) health(ctx context.Context, hook storage.Webhook, o outcome, no
 		return
 	}
 	if h.DisabledAt != nil && hook.DisabledAt == nil {
-		w.logger.Warn("automations: webhook disabled", "entity", hook.Entity, "webhook", hook.ID, "reason", h.DisabledReason)
+		w.logger.Warn("automations: a webhook is disabled after failing for automations.disable_after; it gets no deliveries; fix the endpoint, then re-enable it with /webhooks/update", "entity", hook.Entity, "webhook", hook.ID, "reason", h.DisabledReason)
 	}
 	if err := w.store.SetWebhookHealth(ctx, hook.Entity, hook.ID, h); err != nil {
-		w.logger.Warn("automations: recording webhook health failed", "webhook", hook.ID, "err", err)
+		w.logger.Warn("automations: recording a webhook's health failed; it is recorded again at its next delivery; if it repeats, check the store", "webhook", hook.ID, "err", err)
 		return
 	}
 	w.hooks.setHealth(hook.Entity, hook.ID, h)

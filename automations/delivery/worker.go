@@ -130,7 +130,7 @@ func (w *Worker) claim(ctx context.Context) bool {
 	ds, err := w.store.ClaimDeliveries(ctx, w.opts.Owner, w.now().UTC(), w.opts.Lease, free)
 	if err != nil {
 		if ctx.Err() == nil {
-			w.logger.Warn("automations: claiming due deliveries failed; retrying", "err", err)
+			w.logger.Warn("automations: claiming due deliveries failed; they stay due and are claimed again within automations.poll_interval; if it repeats, check the store", "err", err)
 		}
 		return false
 	}
@@ -156,7 +156,7 @@ func (w *Worker) Attempt(ctx context.Context, d storage.Delivery) {
 	if err := w.saves.save(ctx, d); err != nil {
 		// The lease runs out and the delivery is attempted again:
 		// at-least-once.
-		w.logger.Warn("automations: recording a delivery attempt failed", "delivery", d.ID, "err", err)
+		w.logger.Warn("automations: recording a delivery attempt failed; the delivery is attempted again once its lease runs out (the endpoint may get it twice); if it repeats, check the store", "delivery", d.ID, "err", err)
 	}
 	if out.requested {
 		w.health(ctx, hook, out, now)

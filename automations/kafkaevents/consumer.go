@@ -70,14 +70,14 @@ func (c *Consumer) Run(ctx context.Context) error {
 			return nil
 		}
 		if err != nil {
-			c.logger.Log(slog.LevelWarn, "fetch", "automation events: fetch failed; retrying", "err", err)
+			c.logger.Log(slog.LevelWarn, "fetch", "automation events: reading from Kafka failed; retrying at once; if it repeats, check that the brokers in kafka_brokers are up and reachable", "err", err)
 			continue
 		}
 		if !c.handle(ctx, msg) {
 			return nil
 		}
 		if err := r.CommitMessages(ctx, msg); err != nil && ctx.Err() == nil {
-			c.logger.Log(slog.LevelWarn, "commit", "automation events: commit failed; the event may be dispatched again", "err", err)
+			c.logger.Log(slog.LevelWarn, "commit", "automation events: committing the offset failed; after a restart or rebalance the event is read again (its deliveries are stored once); if it repeats, check that the brokers in kafka_brokers are up", "err", err)
 		}
 	}
 }
@@ -95,7 +95,7 @@ func (c *Consumer) handle(ctx context.Context, msg kafka.Message) bool {
 		if ctx.Err() != nil {
 			return false
 		}
-		c.logger.Log(slog.LevelError, "dispatch", "automation events: dispatch failed; retrying", "err", err, "retry_in", pause)
+		c.logger.Log(slog.LevelWarn, "dispatch", "automation events: an event's deliveries could not be stored (or the record set aside); it stays in Kafka and is retried after retry_in; if it repeats, check the store and kafka_brokers", "err", err, "retry_in", pause)
 		select {
 		case <-ctx.Done():
 			return false
@@ -108,7 +108,7 @@ func (c *Consumer) handle(ctx context.Context, msg kafka.Message) bool {
 func (c *Consumer) dispatch(ctx context.Context, msg kafka.Message) error {
 	e, err := Decode(msg.Value)
 	if err != nil {
-		c.logger.Log(slog.LevelError, "bad record", "automation events: a record is no event; moving it to the dead-letter topic",
+		c.logger.Log(slog.LevelError, "bad record", "automation events: a record is no automation event; it is moved to the <automations.events_topic>.dlq topic and skipped; inspect it there",
 			"partition", msg.Partition, "offset", msg.Offset, "err", err)
 		return c.letters.WriteMessages(ctx, kafka.Message{Key: msg.Key, Value: msg.Value,
 			Headers: []kafka.Header{{Key: "weft-dlq-reason", Value: []byte(err.Error())}}})

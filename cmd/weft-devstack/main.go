@@ -61,7 +61,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
 	if err := serve(ctx, opts, stdout, log); err != nil {
-		log.Error("dev stack failed", "error", err)
+		log.Error("dev stack failed; it stopped; fix what the error names and run weft-devstack again", "error", err)
 		return 1
 	}
 	return 0

@@ -89,7 +89,7 @@ func (f *forwarder) read(ctx context.Context, wait bool) (*entry, bool) {
 		}
 		seq, rec, err := f.reader.Next(upTo)
 		if err != nil && !errors.Is(err, io.EOF) {
-			f.logger.Error("agent: reading the buffer", "err", err)
+			f.logger.Error("agent: reading the buffer failed; forwarding pauses and retries with backoff; check the disk and permissions of agent.buffer_dir", "err", err)
 			if !f.pause(ctx, attempt, 0) {
 				return nil, false
 			}
@@ -110,7 +110,7 @@ func (f *forwarder) read(ctx context.Context, wait bool) (*entry, bool) {
 func (f *forwarder) decode(seq uint64, rec []byte) (*entry, bool) {
 	key, l, err := decodeRecord(rec)
 	if err != nil {
-		f.logger.Error("agent: a buffered record cannot be read back; keeping it in a rejected file", "seq", seq, "err", err)
+		f.logger.Error("agent: a buffered record cannot be read back; it is kept in a rejected-*.rec file in agent.buffer_dir and forwarding moves on; see docs/operations.md#weftcallssetaside", "seq", seq, "err", err)
 		f.keepRejected(append([]byte(nil), rec...), 1)
 		return nil, false
 	}
@@ -141,7 +141,7 @@ func (f *forwarder) deliver(ctx context.Context, key string, l load) bool {
 			return f.deliver(ctx, key, l.slice(0, half)) && f.deliver(ctx, key, l.slice(half, l.units()))
 		}
 		if attempt == 0 || attempt%20 == 0 {
-			f.logger.Warn("agent: upstream failed; retrying", "records", l.records(), "attempt", attempt+1, "err", err)
+			f.logger.Warn("agent: forwarding to the upstream failed; the records stay buffered and are retried with backoff; check that agent.upstream is up and reachable and agent.api_key is valid", "records", l.records(), "attempt", attempt+1, "err", err)
 		}
 		if !f.pause(ctx, attempt, retryAfter(err)) {
 			return false
@@ -162,7 +162,7 @@ func (f *forwarder) send(ctx context.Context, key string, l load) (int, error) {
 	}
 	if refused > 0 {
 		f.m.rejected.Add(float64(refused))
-		f.logger.Warn("agent: the upstream could not map some spans", "spans", refused, "reason", msg)
+		f.logger.Info("agent: the upstream could not map some spans to calls (the instrumentation's fault); they are dropped and counted in weft_storage_rejected_calls; the reason says what the sending application must fix", "spans", refused, "reason", msg)
 	}
 	return l.units(), nil
 }
@@ -184,11 +184,11 @@ func (f *forwarder) pause(ctx context.Context, attempt int, asked time.Duration)
 // counted and logged, and forwarding moves on.
 func (f *forwarder) reject(l load, err error) {
 	if l.isOTLP() {
-		f.logger.Error("agent: the upstream refused an OTLP request; keeping it in a rejected file", "project_header", l.project, "err", err)
+		f.logger.Error("agent: the upstream refused an OTLP request even alone; it is kept in a rejected-*.rec file in agent.buffer_dir and forwarding moves on; see docs/operations.md#weftcallssetaside", "project_header", l.project, "err", err)
 		f.keepRejected(encodeOTLPRecord("", l.project, l.spans[0], l.otlp[0]), l.records())
 		return
 	}
-	f.logger.Error("agent: the upstream refused a record; keeping it in a rejected file",
+	f.logger.Error("agent: the upstream refused a record even alone; it is kept in a rejected-*.rec file in agent.buffer_dir and forwarding moves on; see docs/operations.md#weftcallssetaside",
 		"project", l.ops[0].ProjectID(), "err", err)
 	f.keepRejected(encodeRecord("", l.ops), l.records())
 }
@@ -197,6 +197,6 @@ func (f *forwarder) keepRejected(rec []byte, n int) {
 	f.m.rejected.Add(float64(n))
 	path := filepath.Join(f.cfg.BufferDir, fmt.Sprintf("rejected-%d.rec", time.Now().UnixNano()))
 	if err := os.WriteFile(path, rec, 0o600); err != nil {
-		f.logger.Error("agent: writing the rejected file", "path", path, "err", err)
+		f.logger.Error("agent: writing a rejected file failed; the refused record is lost; check the free space and permissions of agent.buffer_dir", "path", path, "err", err)
 	}
 }

@@ -121,7 +121,7 @@ func (f *forwarder) retire(window []*inFlight) ([]*inFlight, bool) {
 		window = window[1:]
 		f.m.sent.Add(float64(fl.b.load.records()))
 		if err := f.buf.markForwarded(fl.b.last); err != nil {
-			f.logger.Warn("agent: recording forwarding progress", "err", err)
+			f.logger.Warn("agent: recording forwarding progress failed; the buffer is not trimmed and a restart forwards some records again; check the free space and permissions of agent.buffer_dir", "err", err)
 		}
 		f.m.setBacklog(f.buf)
 	}

@@ -167,7 +167,7 @@ func (p *Producer) classify(ctx context.Context, err error) error {
 	case errors.As(err, &tooLarge), errors.Is(err, kafka.MessageSizeTooLarge):
 		return fmt.Errorf("%w: kafka refused the record as too large (raise max.message.bytes on topic %s): %w", storage.ErrTooLarge, p.cfg.Topic, err)
 	}
-	p.logger.Log(slog.LevelWarn, "produce", "kafka did not acknowledge call ops; answering 503", "topic", p.cfg.Topic, "err", err)
+	p.logger.Log(slog.LevelWarn, "produce", "kafka did not acknowledge call ops; the client gets 503 with Retry-After and retries; if it repeats, check that the brokers in kafka_brokers are up and enough replicas are in sync", "topic", p.cfg.Topic, "err", err)
 	return fmt.Errorf("%w: kafka did not acknowledge the write: %w", storage.ErrUnavailable, err)
 }
 

@@ -59,7 +59,7 @@ func (e *Exporter) readBatches(r *wal.Reader, batches []*logged) [][]storage.Cal
 		}
 		if err != nil {
 			e.m.rejected.Add(float64(b.ops))
-			e.logger.Error("storage exporter: an acknowledged batch cannot be read back from the log", "seq", b.seq, "records", b.ops, "err", err)
+			e.logger.Error("storage exporter: an acknowledged batch cannot be read back from the write-ahead log (damaged under the running server); its records are lost and the log moves on; check the disk under wal.dir and the kernel log for I/O errors", "seq", b.seq, "records", b.ops, "err", err)
 		}
 	}
 	return out
@@ -118,7 +118,7 @@ func (e *Exporter) storeRun(ctx context.Context, ops []storage.CallOp, results [
 				return false
 			}
 			if wasDown := e.noteDown(true); !wasDown || failures%20 == 0 {
-				e.logger.Error("storage exporter: the store takes no writes; retrying until it does",
+				e.logger.Error("storage exporter: the store takes no writes; the records wait in the write-ahead log and are retried every 500ms until it does; check /ready, the disk space and the weft log lines before this one",
 					"records", len(ops), "failures", failures, "err", err, "probe", perr)
 			}
 			if !backoff.Sleep(ctx, retryPause) {
@@ -136,7 +136,7 @@ func (e *Exporter) storeRun(ctx context.Context, ops []storage.CallOp, results [
 			return true
 		}
 		pause := recordPause(e.cfg.RecordBackoff, attempt)
-		e.logger.Warn("storage exporter: the store refused a record on its own while it takes other writes; trying it again",
+		e.logger.Warn("storage exporter: the store refused a record on its own while it takes other writes; trying it again up to wal.record_attempts times, then setting it aside in wal.dir",
 			"project", ops[0].ProjectID(), "call_id", callIDs(ops[0]), "attempt", attempt, "of", e.cfg.RecordAttempts,
 			"pause", pause, "err", err)
 		if !backoff.Sleep(ctx, pause) {
@@ -178,9 +178,9 @@ func (e *Exporter) setAside(op storage.CallOp, attempts int, cause error) {
 	e.m.rejected.Inc()
 	path := filepath.Join(e.cfg.Dir, fmt.Sprintf("rejected-%d.rec", time.Now().UnixNano()))
 	if err := os.WriteFile(path, encodeOps(nil, []storage.CallOp{op}), 0o600); err != nil {
-		e.logger.Error("storage exporter: writing the rejected file", "path", path, "err", err)
+		e.logger.Error("storage exporter: writing a rejected file failed; the refused record is lost; check the free space and permissions of wal.dir", "path", path, "err", err)
 	}
-	e.logger.Error("storage exporter: the store refused an acknowledged record; kept in the rejected file",
+	e.logger.Error("storage exporter: the store refused an acknowledged record even alone; it is kept in the rejected file and the log moves on; see docs/operations.md#weftcallssetaside",
 		"project", op.ProjectID(), "call_id", callIDs(op), "attempts", attempts, "path", path, "err", cause)
 }
 
@@ -190,9 +190,9 @@ func (e *Exporter) setAsideRaw(seq uint64, rec []byte, cause error) {
 	e.m.rejected.Inc()
 	path := filepath.Join(e.cfg.Dir, fmt.Sprintf("rejected-%d.raw", time.Now().UnixNano()))
 	if err := os.WriteFile(path, rec, 0o600); err != nil {
-		e.logger.Error("storage exporter: writing the rejected file", "path", path, "err", err)
+		e.logger.Error("storage exporter: writing a rejected file failed; the undecodable record is lost; check the free space and permissions of wal.dir", "path", path, "err", err)
 	}
-	e.logger.Error("storage exporter: an acknowledged log record cannot be decoded; kept as it is in the rejected file",
+	e.logger.Error("storage exporter: an acknowledged log record cannot be decoded; it is kept as it is in the rejected file and the log moves on; see docs/operations.md#weftcallssetaside",
 		"seq", seq, "path", path, "err", cause)
 }
 

@@ -105,7 +105,7 @@ func (e *Exporter) checkpoint(urgent bool) bool {
 	e.ckptFailed = err != nil
 	e.mu.Unlock()
 	if err != nil {
-		e.logger.Warn("storage exporter: checkpointing the store; the log keeps the records until the next checkpoint", "err", err)
+		e.logger.Warn("storage exporter: checkpointing the store failed; the write-ahead log keeps the records until the next checkpoint; if it repeats, check the free space in data_dir", "err", err)
 		return false
 	}
 	e.m.checkpointLatency.Observe(time.Since(begin).Seconds())

@@ -68,7 +68,7 @@ func (e *Exporter) replay() bool {
 			// The log changed under the process since Open checked it:
 			// report the record and go on after it.
 			e.m.rejected.Inc()
-			e.logger.Error("storage exporter: an acknowledged log record cannot be read back; skipped", "seq", next, "err", err)
+			e.logger.Error("storage exporter: an acknowledged record cannot be read back from the write-ahead log (changed under the running server); it is lost and the replay moves on; check the disk under wal.dir and the kernel log for I/O errors", "seq", next, "err", err)
 			_ = r.Close()
 			r = e.log.NewReader(next)
 			chunkLast = next

@@ -31,7 +31,7 @@ func (r *Recorder) submit(batch []item) {
 			r.submit([]item{it})
 		}
 	case invalid(err):
-		r.logger.Error("traced call refused by the pipeline", "project", ops[0].ProjectID(), "err", err)
+		r.logger.Error("inference: the ingest pipeline refused a gateway call's trace as invalid; that call is not traced (weft_inference_lost_calls{reason=\"invalid\"}); report it as a bug with this line", "project", ops[0].ProjectID(), "err", err)
 		r.losses.add(LostInvalid, 1)
 	default:
 		r.losses.note(err)

@@ -140,7 +140,7 @@ func summary(res *chdb.Result) string {
 func (h *Handler) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	var ex *chdb.Error
 	if !errors.As(err, &ex) {
-		h.log.ErrorContext(r.Context(), "chfront request failed", "error", err)
+		h.log.ErrorContext(r.Context(), "chfront: a request failed outside the engine; the client got exception 1001; check the error and the spool directory", "error", err)
 		ex = exception(1001, "STD_EXCEPTION", "%v", err)
 	} else {
 		h.log.DebugContext(r.Context(), "query failed", "code", ex.Code, "error", ex.Message)

@@ -100,7 +100,7 @@ func WriteError(w http.ResponseWriter, r *http.Request, logger *slog.Logger, err
 	case status == http.StatusTooManyRequests || status == http.StatusServiceUnavailable:
 		w.Header().Set("Retry-After", strconv.Itoa(RetryAfterSeconds))
 	case status >= 500:
-		logger.Error("request failed", "method", r.Method, "path", r.URL.Path, "err", err)
+		logger.Error("a request failed with a server error; the client got the 5xx status; if it repeats, check the store, otherwise report it as a bug with this line", "method", r.Method, "path", r.URL.Path, "err", err)
 		body = map[string]any{"reason": "Internal server error"}
 	}
 	WriteJSON(w, status, body)

@@ -93,7 +93,7 @@ func (p *Processor) export(batch []*request) {
 		}
 		return
 	}
-	p.logger.Warn("batch export failed; retrying requests one by one", "requests", len(batch), "err", err)
+	p.logger.Info("a batch export failed; each request is retried alone, so only a bad one fails and its client gets the error", "requests", len(batch), "err", err)
 	for _, r := range batch {
 		r.done <- p.exportRequests([]*request{r})
 	}

@@ -107,7 +107,7 @@ func (c *priceCache) read(ctx context.Context, project string) {
 	cancel()
 	p := &projectPrices{byLLM: map[string][]pricing.Price{}, read: time.Now()}
 	if err != nil {
-		c.logger.Warn("trace metrics: reading project prices failed; pricing at the defaults until the next read", "project", project, "err", err)
+		c.logger.Warn("trace metrics: reading project prices failed; costs are priced at the defaults until the next read; if it repeats, check the store", "project", project, "err", err)
 	}
 	for _, r := range rows {
 		p.byLLM[r.LLMID] = append(p.byLLM[r.LLMID], r)

@@ -130,7 +130,7 @@ func (p *Receiver) attempt(ctx context.Context, key string, fn func(context.Cont
 			return err
 		}
 		p.stats.writeRetries.Add(1)
-		p.limited.Log(slog.LevelWarn, key, "processor write failed; pausing without committing",
+		p.limited.Log(slog.LevelWarn, key, "processor write failed; the records stay in Kafka uncommitted and are retried with backoff (kafka.consumer.retry_backoff_max); if it repeats, check ClickHouse (clickhouse_dsn) for a write, or the brokers (kafka_brokers) for a dead-letter",
 			"what", key, "attempt", n+1, "err", err)
 		if !p.pause(ctx, n) {
 			return fmt.Errorf("%w: %w", errStopped, err)
@@ -161,7 +161,7 @@ func (p *Receiver) commit(ctx context.Context, r *kafka.Reader, batch []kafka.Me
 	defer cancel()
 	if err := r.CommitMessages(cctx, batch...); err != nil {
 		p.stats.commitErrors.Add(1)
-		p.limited.Log(slog.LevelWarn, "commit", "offset commit failed; the batch will be redelivered and rewritten",
+		p.limited.Log(slog.LevelWarn, "commit", "offset commit failed; the batch will be redelivered and rewritten (harmless); if it repeats, check that the brokers in kafka_brokers are up",
 			"records", len(batch), "err", err)
 	}
 }

@@ -57,7 +57,7 @@ func (p *Receiver) deadLetter(ctx context.Context, letters []letter) bool {
 	p.stats.deadLettered.Add(int64(len(letters)))
 	p.metrics.deadLettered(len(letters))
 	for _, l := range letters {
-		p.limited.Log(slog.LevelError, "dead-letter", "record set aside in the dead-letter topic",
+		p.limited.Log(slog.LevelError, "dead-letter", "a record was set aside in the dead-letter topic with its key and value; fix what the reason names, then replay it; see docs/operations.md#weftkafkadeadletters",
 			"topic", l.msg.Topic, "partition", l.msg.Partition, "offset", l.msg.Offset,
 			"dead_letter_topic", p.cfg.DeadLetterTopic, "reason", l.reason,
 			"dead_lettered_total", p.stats.deadLettered.Load())

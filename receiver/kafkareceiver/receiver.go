@@ -109,7 +109,7 @@ func (p *Receiver) Run(ctx context.Context) error {
 			attempt = 0
 			continue
 		}
-		p.limited.Log(slog.LevelWarn, "fetch", "kafka fetch failed; retrying", "topic", p.cfg.Topic, "err", err)
+		p.limited.Log(slog.LevelWarn, "fetch", "kafka fetch failed; retrying with backoff; if it repeats, check that the brokers in kafka_brokers are up and reachable", "topic", p.cfg.Topic, "err", err)
 		if !p.pause(ctx, attempt) {
 			return nil
 		}
@@ -177,7 +177,7 @@ func (p *Receiver) close(r *kafka.Reader) {
 		p.logger.Warn("closing the kafka reader failed; its partitions move to the other processors once the group's session times out", "err", err)
 	}
 	if err := kafkabase.CloseWriter(p.dlq); err != nil {
-		p.logger.Warn("closing dead-letter writer", "err", err)
+		p.logger.Info("closing the dead-letter writer failed; every dead letter was acknowledged before, so nothing is lost", "err", err)
 	}
 	p.logger.Info("kafka processor left", "topic", p.cfg.Topic, "group", p.cfg.Consumer.Group)
 }

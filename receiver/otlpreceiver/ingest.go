@@ -122,7 +122,7 @@ func (in *ingester) authenticate(ctx context.Context, h http.Header) (auth.Princ
 	case errors.Is(err, auth.ErrUnauthenticated):
 		return auth.Principal{}, &failure{kind: failUnauthenticated, msg: "invalid API key", err: err}
 	}
-	in.logger.WarnContext(ctx, "otlp: cannot verify API key", slog.Any("error", err))
+	in.logger.WarnContext(ctx, "otlp: cannot verify an API key (the key store is unavailable); the client got 503 and retries; if it repeats, check the store", slog.Any("error", err))
 	return auth.Principal{}, &failure{kind: failUnavailable, msg: "cannot verify the API key now; retry later", err: err}
 }
 
@@ -190,7 +190,7 @@ func (in *ingester) submitFailure(ctx context.Context, err error) *failure {
 		errors.Is(err, context.DeadlineExceeded):
 		return &failure{kind: failUnavailable, msg: "storage is unavailable; retry later", err: err}
 	}
-	in.logger.ErrorContext(ctx, "otlp: submitting calls failed", slog.Any("error", err))
+	in.logger.ErrorContext(ctx, "otlp: submitting calls failed unexpectedly; the client got 503 and retries; if it repeats, check the store, otherwise report it as a bug with this line", slog.Any("error", err))
 	return &failure{kind: failUnavailable, msg: "calls could not be stored; retry later", err: err}
 }
 

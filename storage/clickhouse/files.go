@@ -178,7 +178,7 @@ func (u *fileUpload) abandon(err error) error {
 	derr := u.s.conn.Exec(ctx, "DELETE FROM file_chunks WHERE project_id = {project:String} AND upload_id = {upload:String}",
 		clickhouse.Named("project", u.project), clickhouse.Named("upload", u.id))
 	if derr != nil {
-		u.s.logger.Warn("clickhouse: chunks of an abandoned upload remain", "project", u.project, "upload", u.id, "err", derr)
+		u.s.logger.Warn("clickhouse: deleting the chunks of an abandoned upload failed; they only take space; delete them in ClickHouse with DELETE FROM file_chunks WHERE project_id = <project> AND upload_id = <upload>", "project", u.project, "upload", u.id, "err", derr)
 	}
 	u.chunks = 0
 	return err

@@ -56,7 +56,7 @@ func (s *Store) KeyByHash(ctx context.Context, hash string) (auth.Key, error) {
 		case c.byHash == nil:
 			return auth.Key{}, err
 		default:
-			s.logger.Warn("api keys: reload failed; using the keys read before", "err", err)
+			s.logger.Warn("api keys: reload failed; the keys read before stay in use (new keys are unknown, revoked ones still work) until a reload succeeds; check that ClickHouse (clickhouse_dsn) is reachable", "err", err)
 		}
 		c.loaded = now
 	}

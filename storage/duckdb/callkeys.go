@@ -42,7 +42,7 @@ func (s *Store) openCallKeys(ctx context.Context) error {
 			s.ids, s.located, from = f, l, "the snapshot saved at the last shutdown"
 		case errors.Is(err, fs.ErrNotExist): // a crash, or a store from before snapshots
 		default:
-			s.logger.Warn("call keys: the snapshot is not used; rebuilding them from the calls table", "err", err)
+			s.logger.Info("call keys: the snapshot saved at shutdown is not usable; rebuilding them from the calls table (a slower start, nothing lost)", "err", err)
 		}
 	}
 	if s.ids == nil {
@@ -124,7 +124,7 @@ func (s *Store) saveCallKeys() {
 	}
 	start := time.Now()
 	if err := writeKeySnapshot(s.keysPath, s.epoch, s.ids, s.located); err != nil {
-		s.logger.Warn("call keys: not saved; the next start rebuilds them from the calls table", "err", err)
+		s.logger.Warn("call keys: not saved; the next start rebuilds them from the calls table (slower, nothing lost); check the free space and permissions of data_dir", "err", err)
 		return
 	}
 	s.logger.Info("call keys saved", "seconds", time.Since(start).Seconds())

@@ -174,7 +174,7 @@ func (s *Store) refreshLoop(ctx context.Context, every time.Duration) {
 			n, err := s.refreshMinutes(ctx, refreshBatch)
 			if err != nil {
 				if ctx.Err() == nil && s.calls.err() == nil {
-					s.logger.Warn("chart rollups: refresh failed; the minutes stay dirty and are computed from calls when read", "err", err)
+					s.logger.Warn("chart rollups: refresh failed; the minutes stay dirty, are computed from calls when read (slower charts) and refreshed again next tick; if it repeats, check the free space in data_dir", "err", err)
 				}
 				break
 			}

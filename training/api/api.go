@@ -114,7 +114,7 @@ func (a *API) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	case status == http.StatusTooManyRequests || status == http.StatusServiceUnavailable:
 		w.Header().Set("Retry-After", strconv.Itoa(httpapi.RetryAfterSeconds))
 	case status >= 500:
-		a.logger.Error("training request failed", "method", r.Method, "path", r.URL.Path, "err", err)
+		a.logger.Error("training: a request failed with a server error; the client got the 5xx status; if it repeats, check the store, otherwise report it as a bug with this line", "method", r.Method, "path", r.URL.Path, "err", err)
 		msg = "Internal server error"
 	}
 	writeJSON(w, status, map[string]any{"detail": msg})

@@ -185,7 +185,7 @@ func (a *API) download(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		if rerr != nil {
-			a.logger.Error("checkpoint file download failed mid-way", "digest", info.Digest, "err", rerr)
+			a.logger.Warn("training: reading a checkpoint file from the store failed mid-way; the client sees a broken download and may retry; if it repeats, check the store", "digest", info.Digest, "err", rerr)
 			panic(http.ErrAbortHandler) // never a short file that looks complete
 		}
 	}

@@ -127,7 +127,7 @@ func (l *Local) applyBatch(ctx context.Context, batch []request) {
 	cancel()
 	if err != nil {
 		l.m.Rollback()
-		l.logger.Warn("training job queue: storing a batch failed; it was undone", "commands", len(batch), "err", err)
+		l.logger.Warn("training job queue: storing a batch of commands failed; it was undone and its callers got 503 and retry; if it repeats, check the store", "commands", len(batch), "err", err)
 		err = Unavailable("storing training job changes", err)
 	} else {
 		l.m.Commit()

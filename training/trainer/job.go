@@ -131,12 +131,12 @@ func (j *job) heartbeats(ctx context.Context) {
 		case ctx.Err() != nil:
 			return
 		case LeaseLost(err) || (err != nil && time.Since(last) > ttl-every/2):
-			j.log.Warn("the lease is lost; stopping the command", "err", err)
+			j.log.Warn("the job's lease is lost (no heartbeat got through within training.lease_ttl); stopping the command; weft leases the job again up to training.max_attempts; check the network between this worker and weft", "err", err)
 			j.lost.Store(true)
 			j.stop()
 			return
 		case err != nil:
-			j.log.Warn("heartbeat failed; retrying", "err", err)
+			j.log.Warn("heartbeat failed; retrying at the next beat; the lease is lost if none gets through within training.lease_ttl; if it repeats, check that --url reaches weft", "err", err)
 		case a.CancelRequested:
 			j.log.Info("the job was cancelled; stopping the command")
 			j.cancelled.Store(true)
@@ -184,10 +184,10 @@ func (j *job) finish(ctx context.Context, f protocol.Finish) {
 				"the command exited 0 without a checkpoint of step %d: %v", j.l.Job.TargetStep, err)}
 			continue
 		case LeaseLost(err):
-			j.log.Warn("weft refused to finish the job", "err", err)
+			j.log.Warn("weft refused to finish the job (its lease was lost); this run's result is dropped and weft leases the job again up to training.max_attempts", "err", err)
 			return
 		}
-		j.log.Warn("finishing the job failed; retrying", "err", err)
+		j.log.Warn("finishing the job failed; retrying with a doubling pause; if it repeats, check that --url reaches weft", "err", err)
 		sleep(ctx, pause)
 		pause *= 2
 	}

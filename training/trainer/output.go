@@ -34,7 +34,7 @@ func (j *job) readOutput(ctx context.Context, out io.Reader) {
 	for {
 		line, tooLong, err := readLine(br, j.t.o.MaxLineBytes)
 		if tooLong {
-			j.log.Warn("an output line is longer than the limit; skipped", "limit_bytes", j.t.o.MaxLineBytes)
+			j.log.Warn("an output line of the command is longer than the limit; it is skipped (a protocol line in it is lost); make the command print shorter lines", "limit_bytes", j.t.o.MaxLineBytes)
 		} else if len(line) > 0 {
 			j.handle(ctx, evs, line)
 		}
@@ -72,7 +72,7 @@ func (j *job) handle(ctx context.Context, evs *events, raw []byte) {
 	case !ok:
 		j.log.Info("command output", "line", string(raw))
 	case err != nil:
-		j.log.Warn("a protocol line was refused; it is ignored", "err", err, "line", truncate(raw, 200))
+		j.log.Warn("a protocol line printed by the command is invalid; it is ignored; fix what the err names in the command's output", "err", err, "line", truncate(raw, 200))
 	case l.Type == protocol.LineStarted || l.Type == protocol.LineGradientStep:
 		evs.pending = append(evs.pending, protocol.Event{Type: l.Type, Data: l.Data})
 	case l.Type == protocol.LineCheckpoint:
@@ -111,7 +111,7 @@ func (j *job) send(ctx context.Context, evs *events) {
 		j.lost.Store(true)
 		j.stop()
 	case err != nil:
-		j.log.Warn("sending events failed; they are dropped", "count", len(evs.pending), "err", err)
+		j.log.Error("sending events to weft failed twice; they are dropped from the job's history and the job goes on; check that --url reaches weft", "count", len(evs.pending), "err", err)
 	}
 	evs.next += int64(len(evs.pending))
 	evs.pending = evs.pending[:0]

@@ -85,7 +85,7 @@ func (t *Trainer) Run(ctx context.Context) error {
 		case errors.As(err, &apiErr) && (apiErr.Status == http.StatusUnauthorized || apiErr.Status == http.StatusForbidden):
 			return err
 		case err != nil:
-			t.o.Logger.Warn("leasing a job failed; retrying", "err", err, "in", pause)
+			t.o.Logger.Warn("leasing a job failed; retrying with a growing pause (up to 30s); if it repeats, check that --url reaches weft and weft is up", "err", err, "in", pause)
 			sleep(ctx, pause+rand.N(pause))
 			pause = min(2*pause, 30*time.Second)
 		case l != nil:

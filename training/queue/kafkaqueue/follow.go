@@ -53,7 +53,7 @@ func (q *Queue) follow(ctx context.Context) error {
 			return err
 		case errors.Is(err, context.DeadlineExceeded):
 		case err != nil:
-			q.logger.Log(slog.LevelWarn, "fetch", "training commands: fetch failed; retrying", "err", err)
+			q.logger.Log(slog.LevelWarn, "fetch", "training commands: fetch failed; retrying at once; if it repeats, check that the brokers in kafka_brokers are up and reachable", "err", err)
 			continue
 		default:
 			q.apply(m, msg)
@@ -67,7 +67,7 @@ func (q *Queue) apply(m *jobs.Machine, msg kafka.Message) {
 	cmd, err := Decode(msg.Value)
 	if err != nil {
 		// Every replica skips it alike; the position still moves.
-		q.logger.Log(slog.LevelWarn, "decode", "training commands: a record is no command; skipped", "offset", msg.Offset, "err", err)
+		q.logger.Log(slog.LevelWarn, "decode", "training commands: a record is no training command; every replica skips it; check what else writes to training.commands_topic", "offset", msg.Offset, "err", err)
 		m.Apply(msg.Offset, jobs.Command{Kind: jobs.KindPing})
 		return
 	}
@@ -98,7 +98,7 @@ func (q *Queue) tick(ctx context.Context) error {
 		}
 		if end := q.nextEnd.Load(); end != 0 && q.o.Now().UnixNano() > end {
 			if _, err := q.Submit(ctx, jobs.Command{Kind: jobs.KindTick}); err != nil && ctx.Err() == nil {
-				q.logger.Log(slog.LevelWarn, "tick", "training commands: a tick failed; retrying", "err", err)
+				q.logger.Log(slog.LevelWarn, "tick", "training commands: a tick failed; retried at the next tick; if it repeats, check that the brokers in kafka_brokers are up", "err", err)
 			}
 		}
 	}
@@ -141,7 +141,7 @@ func (s *snapshotter) maybe(ctx context.Context, m *jobs.Machine) {
 			err = s.o.Store.SaveQueueSnapshot(wctx, storage.QueueSnapshot{Position: pos, State: state, CreatedAt: s.o.Now()})
 		}
 		if err != nil {
-			s.o.Logger.Warn("training commands: writing a snapshot failed; the next one will try again", "position", pos, "err", err)
+			s.o.Logger.Warn("training commands: writing a snapshot failed; the next one will try again (training.snapshot_interval); if it repeats, check the store", "position", pos, "err", err)
 		}
 	}()
 }
