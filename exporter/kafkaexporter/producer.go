@@ -25,8 +25,7 @@ type Producer struct {
 	w      *kafka.Writer
 
 	mu       sync.Mutex
-	inOps    int
-	inBytes  int64
+	inOps    consumer.Admission // under mu: kafka.producer.max_in_flight_ops and _bytes
 	stopped  bool
 	inFlight sync.WaitGroup
 	closeW   sync.Once
@@ -48,7 +47,9 @@ func NewProducer(cfg kafkabase.Config, logger *slog.Logger) (*Producer, error) {
 		return nil, err
 	}
 	codec, _ := kafkabase.CompressionCodec(cfg.Compression)
-	p := &Producer{cfg: cfg, logger: kafkabase.NewLimitedLogger(logger)}
+	p := &Producer{cfg: cfg, logger: kafkabase.NewLimitedLogger(logger),
+		inOps: consumer.NewAdmission(cfg.Producer.MaxInFlightOps, cfg.Producer.MaxInFlightBytes,
+			"kafka.producer.max_in_flight_ops", "kafka.producer.max_in_flight_bytes", nil, nil)}
 	p.w = &kafka.Writer{
 		Addr:  kafka.TCP(cfg.Brokers...),
 		Topic: cfg.Topic,
@@ -134,23 +135,16 @@ func (p *Producer) admit(ops int, bytes int64) error {
 	if p.stopped {
 		return consumer.ErrStopped
 	}
-	pc := p.cfg.Producer
-	if ops > pc.MaxInFlightOps || bytes > pc.MaxInFlightBytes {
-		return fmt.Errorf("%w: request has %d ops / %d bytes, above the in-flight bounds; split it", storage.ErrTooLarge, ops, bytes)
+	if err := p.inOps.Admit(ops, bytes); err != nil {
+		return err
 	}
-	if p.inOps+ops > pc.MaxInFlightOps || p.inBytes+bytes > pc.MaxInFlightBytes {
-		return consumer.ErrOverloaded
-	}
-	p.inOps += ops
-	p.inBytes += bytes
 	p.inFlight.Add(1)
 	return nil
 }
 
 func (p *Producer) release(ops int, bytes int64) {
 	p.mu.Lock()
-	p.inOps -= ops
-	p.inBytes -= bytes
+	p.inOps.Release(ops, bytes)
 	p.mu.Unlock()
 	p.inFlight.Done()
 }

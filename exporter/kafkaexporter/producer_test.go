@@ -67,10 +67,13 @@ func TestAdmitBoundsInFlightWork(t *testing.T) {
 			cfg := kafkatest.Config([]string{"127.0.0.1:1"}, "admit")
 			cfg.Producer.MaxInFlightOps, cfg.Producer.MaxInFlightBytes = 10, 1<<20
 			p := newProducer(t, cfg)
-			p.inOps, p.inBytes = tc.inOps, tc.inBytes
+			if err := p.inOps.Admit(tc.inOps, tc.inBytes); err != nil {
+				t.Fatal(err)
+			}
 			err := p.admit(tc.ops, tc.bytes)
-			if !errors.Is(err, tc.want) || int64(p.inOps) != tc.wantOps || p.inBytes != tc.wantMem {
-				t.Fatalf("admit = %v with %d ops / %d bytes in flight; want %v, %d / %d", err, p.inOps, p.inBytes, tc.want, tc.wantOps, tc.wantMem)
+			ops, bytes := p.inOps.Held()
+			if !errors.Is(err, tc.want) || int64(ops) != tc.wantOps || bytes != tc.wantMem {
+				t.Fatalf("admit = %v with %d ops / %d bytes in flight; want %v, %d / %d", err, ops, bytes, tc.want, tc.wantOps, tc.wantMem)
 			}
 			if err == nil {
 				p.release(tc.ops, tc.bytes)

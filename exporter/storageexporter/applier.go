@@ -218,11 +218,9 @@ func (e *Exporter) retire(batches []*logged) {
 	e.pending = e.pending[len(batches):]
 	e.handed -= len(batches)
 	for _, b := range batches {
-		e.pendOps -= b.ops
-		e.pendBytes -= b.bytes
+		e.backlog.Release(b.ops, b.bytes)
 		rawBytes += b.rawBytes
 	}
-	e.setGauges()
 	e.advance(last)
 	e.mu.Unlock()
 	for _, b := range batches {

@@ -31,8 +31,8 @@ type Exporter struct {
 	mu        sync.Mutex
 	pending   []*logged // in the log, not yet in the store, in log order
 	handed    int       // how many of pending the applier has taken
-	pendOps   int
-	pendBytes int64
+	// backlog bounds pending by wal.max_unapplied_ops and _bytes.
+	backlog consumer.Admission
 	acked     uint64        // last sequence number in pending or applied
 	applied   uint64        // last sequence number in the store
 	progress  chan struct{} // closed and replaced after each apply
@@ -82,7 +82,6 @@ type logged struct {
 }
 
 type exporterMetrics struct {
-	queueSize, queueBytes prometheus.Gauge
 	sent, failed          prometheus.Counter
 	sendLatency           prometheus.Observer
 	writeLatency          prometheus.Observer
@@ -97,10 +96,12 @@ func newExporter(set telemetry.Settings, cfg Config, store storage.CallWriter, b
 		mt.ExporterQueueCapacity.WithLabelValues(id).Set(float64(cfg.MaxUnappliedOps))
 		mt.ExporterQueueCapacityBytes.WithLabelValues(id).Set(float64(cfg.MaxUnappliedBytes))
 	}
+	cfg = cfg.withDefaults()
 	e := &Exporter{
-		cfg: cfg.withDefaults(), store: store, logger: set.Logger,
+		cfg: cfg, store: store, logger: set.Logger,
+		backlog: consumer.NewAdmission(cfg.MaxUnappliedOps, cfg.MaxUnappliedBytes, "wal.max_unapplied_ops", "wal.max_unapplied_bytes",
+			mt.ExporterQueueSize.WithLabelValues(id), mt.ExporterQueueBytes.WithLabelValues(id)),
 		m: exporterMetrics{
-			queueSize: mt.ExporterQueueSize.WithLabelValues(id), queueBytes: mt.ExporterQueueBytes.WithLabelValues(id),
 			sent: mt.ExporterSentCalls.WithLabelValues(id), failed: mt.ExporterSendFailedCalls.WithLabelValues(id),
 			sendLatency:         mt.ExporterSendLatency.WithLabelValues(id),
 			writeLatency:        mt.StorageWriteLatency.WithLabelValues(backend),
@@ -275,24 +276,14 @@ func (e *Exporter) admit(b *logged) error {
 		return consumer.ErrStopped
 	case e.replaying:
 		return e.replayRefusal()
-	case b.ops > e.cfg.MaxUnappliedOps || b.bytes > e.cfg.MaxUnappliedBytes:
-		return fmt.Errorf("%w: batch of %d records / %d bytes is above wal.max_unapplied_ops / wal.max_unapplied_bytes; split it",
-			storage.ErrTooLarge, b.ops, b.bytes)
-	case e.pendOps+b.ops > e.cfg.MaxUnappliedOps || e.pendBytes+b.bytes > e.cfg.MaxUnappliedBytes:
-		return consumer.ErrOverloaded
 	}
-	e.pendOps += b.ops
-	e.pendBytes += b.bytes
-	e.setGauges()
-	return nil
+	return e.backlog.Admit(b.ops, b.bytes)
 }
 
 func (e *Exporter) unadmit(b *logged) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	e.pendOps -= b.ops
-	e.pendBytes -= b.bytes
-	e.setGauges()
+	e.backlog.Release(b.ops, b.bytes)
 }
 
 func (e *Exporter) enqueue(b *logged) {
@@ -301,11 +292,6 @@ func (e *Exporter) enqueue(b *logged) {
 	e.acked = b.seq
 	e.mu.Unlock()
 	e.poke()
-}
-
-func (e *Exporter) setGauges() {
-	e.m.queueSize.Set(float64(e.pendOps))
-	e.m.queueBytes.Set(float64(e.pendBytes))
 }
 
 // Saturated reports that the backlog is nine tenths full: receivers can
@@ -317,7 +303,7 @@ func (e *Exporter) Saturated() bool {
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	return e.pendOps >= e.cfg.MaxUnappliedOps/10*9 || e.pendBytes >= e.cfg.MaxUnappliedBytes/10*9
+	return e.backlog.Nearly(9, 10)
 }
 
 // Barrier returns once every batch acknowledged before the call is in the
@@ -365,7 +351,7 @@ func (e *Exporter) Shutdown(ctx context.Context) error {
 	case <-ctx.Done():
 		e.mu.Lock()
 		e.leaving = true
-		left := e.pendOps
+		left, _ := e.backlog.Held()
 		e.mu.Unlock()
 		e.leave()
 		e.poke()

@@ -230,7 +230,7 @@ func TestFullBacklogAnswersOverloaded(t *testing.T) {
 	e := startExporter(t, cfg, store)
 	consume(t, e, part("a"), part("b"))
 	consume(t, e, part("c")) // the applier may hold a and b; c waits
-	waitFor(t, func() bool { e.mu.Lock(); defer e.mu.Unlock(); return e.pendOps == 3 })
+	waitFor(t, func() bool { e.mu.Lock(); defer e.mu.Unlock(); ops, _ := e.backlog.Held(); return ops == 3 })
 	if _, err := e.ConsumeCalls(context.Background(), []storage.CallOp{part("d")}); !errors.Is(err, consumer.ErrOverloaded) {
 		t.Fatalf("err = %v, want ErrOverloaded", err)
 	}

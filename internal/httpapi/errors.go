@@ -1,7 +1,6 @@
 package httpapi
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"log/slog"
@@ -53,7 +52,7 @@ func Status(err error) int {
 		return http.StatusUnauthorized
 	case errors.Is(err, auth.ErrForbidden):
 		return http.StatusForbidden
-	case errors.Is(err, auth.ErrBadProjectID), errors.Is(err, storage.ErrInvalidArgument):
+	case errors.Is(err, auth.ErrBadProjectID), consumer.Classify(err) == consumer.KindInvalid:
 		return http.StatusBadRequest
 	case errors.Is(err, storage.ErrFieldNotAllowed):
 		return http.StatusUnprocessableEntity
@@ -61,13 +60,15 @@ func Status(err error) int {
 		return http.StatusNotFound
 	case errors.Is(err, storage.ErrConflict):
 		return http.StatusConflict
-	case errors.Is(err, storage.ErrTooLarge):
+	}
+	// The kinds a write or a read can fail with, one table for HTTP,
+	// gRPC and every retry decision (consumer.Classify).
+	switch consumer.Classify(err) {
+	case consumer.KindTooLarge:
 		return http.StatusRequestEntityTooLarge
-	case errors.Is(err, consumer.ErrOverloaded):
+	case consumer.KindOverloaded:
 		return http.StatusTooManyRequests
-	case errors.Is(err, consumer.ErrStopped), errors.Is(err, storage.ErrUnavailable):
-		return http.StatusServiceUnavailable
-	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+	case consumer.KindUnavailable:
 		return http.StatusServiceUnavailable
 	}
 	return http.StatusInternalServerError

@@ -2,7 +2,6 @@ package batchprocessor
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	"github.com/weftdev/weft/consumer"
@@ -87,7 +86,7 @@ func (p *Processor) next1(linger <-chan time.Time) *request {
 // alone so that one bad request cannot fail the others in its batch.
 func (p *Processor) export(batch []*request) {
 	err := p.exportRequests(batch)
-	if err == nil || len(batch) == 1 || retryable(err) {
+	if err == nil || len(batch) == 1 || consumer.Retryable(err) {
 		for _, r := range batch {
 			r.done <- err
 		}
@@ -97,10 +96,6 @@ func (p *Processor) export(batch []*request) {
 	for _, r := range batch {
 		r.done <- p.exportRequests([]*request{r})
 	}
-}
-
-func retryable(err error) bool {
-	return errors.Is(err, storage.ErrUnavailable) || errors.Is(err, consumer.ErrOverloaded) || errors.Is(err, consumer.ErrStopped)
 }
 
 func (p *Processor) exportRequests(batch []*request) error {

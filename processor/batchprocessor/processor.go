@@ -29,11 +29,10 @@ type Processor struct {
 	logger *slog.Logger
 	gauges queueGauges
 
-	mu          sync.Mutex
-	queuedOps   int
-	queuedBytes int64
-	started     bool
-	stopped     bool
+	mu       sync.Mutex
+	admitted consumer.Admission // under mu
+	started  bool
+	stopped  bool
 
 	// pending holds admitted requests. Admission counts ops and every
 	// request has at least one, so its capacity never blocks a sender.
@@ -43,9 +42,8 @@ type Processor struct {
 }
 
 type queueGauges struct {
-	size, bytes prometheus.Gauge
-	refused     prometheus.Counter
-	batchSize   prometheus.Observer
+	refused   prometheus.Counter
+	batchSize prometheus.Observer
 }
 
 func newProcessor(set telemetry.Settings, cfg Config, next consumer.Calls) *Processor {
@@ -54,10 +52,9 @@ func newProcessor(set telemetry.Settings, cfg Config, next consumer.Calls) *Proc
 	m.ProcessorQueueCapacity.WithLabelValues(id).Set(float64(cfg.MaxQueuedOps))
 	return &Processor{
 		cfg: cfg, next: next, logger: set.Logger,
-		gauges: queueGauges{
-			size: m.ProcessorQueueSize.WithLabelValues(id), bytes: m.ProcessorQueueBytes.WithLabelValues(id),
-			refused: m.ProcessorRefusedCalls.WithLabelValues(id), batchSize: m.BatchSendSize.WithLabelValues(id),
-		},
+		gauges: queueGauges{refused: m.ProcessorRefusedCalls.WithLabelValues(id), batchSize: m.BatchSendSize.WithLabelValues(id)},
+		admitted: consumer.NewAdmission(cfg.MaxQueuedOps, cfg.MaxQueuedBytes, "pipeline.max_queued_ops", "pipeline.max_queued_bytes",
+			m.ProcessorQueueSize.WithLabelValues(id), m.ProcessorQueueBytes.WithLabelValues(id)),
 		pending: make(chan *request, cfg.MaxQueuedOps),
 		stopCh:  make(chan struct{}),
 		exited:  make(chan struct{}),
@@ -103,32 +100,15 @@ func (p *Processor) admit(req *request) error {
 	if p.stopped || !p.started {
 		return consumer.ErrStopped
 	}
-	if len(req.ops) > p.cfg.MaxQueuedOps || req.bytes > p.cfg.MaxQueuedBytes {
-		return fmt.Errorf("%w: request has %d records / %d bytes, above the queue bounds (pipeline.max_queued_ops, pipeline.max_queued_bytes); split it",
-			storage.ErrTooLarge, len(req.ops), req.bytes)
-	}
-	if p.queuedOps+len(req.ops) > p.cfg.MaxQueuedOps || p.queuedBytes+req.bytes > p.cfg.MaxQueuedBytes {
-		return consumer.ErrOverloaded
-	}
-	p.queuedOps += len(req.ops)
-	p.queuedBytes += req.bytes
-	p.setGauges()
-	return nil
+	return p.admitted.Admit(len(req.ops), req.bytes)
 }
 
 func (p *Processor) release(batch []*request) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for _, r := range batch {
-		p.queuedOps -= len(r.ops)
-		p.queuedBytes -= r.bytes
+		p.admitted.Release(len(r.ops), r.bytes)
 	}
-	p.setGauges()
-}
-
-func (p *Processor) setGauges() {
-	p.gauges.size.Set(float64(p.queuedOps))
-	p.gauges.bytes.Set(float64(p.queuedBytes))
 }
 
 // drained reports that nothing admitted is waiting to be picked up. Only
@@ -136,7 +116,8 @@ func (p *Processor) setGauges() {
 func (p *Processor) drained() bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return p.queuedOps == 0
+	ops, _ := p.admitted.Held()
+	return ops == 0
 }
 
 // Shutdown implements component.Component: it refuses new work, exports

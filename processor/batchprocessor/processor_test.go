@@ -82,7 +82,7 @@ func TestSubmitOverloadAnswersAtOnce(t *testing.T) {
 	for _, id := range []string{"a", "b"} {
 		go func() { _, err := q.ConsumeCalls(context.Background(), []storage.CallOp{startOp(id)}); done <- err }()
 	}
-	waitFor(t, func() bool { q.mu.Lock(); defer q.mu.Unlock(); return q.queuedOps == 2 })
+	waitFor(t, func() bool { q.mu.Lock(); defer q.mu.Unlock(); ops, _ := q.admitted.Held(); return ops == 2 })
 	if _, err := q.ConsumeCalls(context.Background(), []storage.CallOp{startOp("c")}); !errors.Is(err, consumer.ErrOverloaded) {
 		t.Fatalf("third submit err = %v, want consumer.ErrOverloaded", err)
 	}

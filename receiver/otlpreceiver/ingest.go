@@ -177,18 +177,19 @@ func authFailure(err error) *failure {
 // as retryable: the pipeline failed the batch, nothing was acknowledged,
 // and a retry is the client's best move.
 func (in *ingester) submitFailure(ctx context.Context, err error) *failure {
-	switch {
-	case errors.Is(err, consumer.ErrOverloaded):
+	switch consumer.Classify(err) {
+	case consumer.KindOverloaded:
 		return &failure{kind: failOverloaded, msg: "ingest queue is full; retry later", err: err}
-	case errors.Is(err, consumer.ErrStopped):
-		return &failure{kind: failUnavailable, msg: "server is shutting down; retry later", err: err}
-	case errors.Is(err, storage.ErrInvalidArgument):
+	case consumer.KindInvalid:
 		return &failure{kind: failBadRequest, msg: err.Error()}
-	case errors.Is(err, storage.ErrTooLarge):
+	case consumer.KindTooLarge:
 		return &failure{kind: failTooLarge, msg: err.Error()}
-	case errors.Is(err, storage.ErrUnavailable), errors.Is(err, context.Canceled),
-		errors.Is(err, context.DeadlineExceeded):
-		return &failure{kind: failUnavailable, msg: "storage is unavailable; retry later", err: err}
+	case consumer.KindUnavailable:
+		msg := "storage is unavailable; retry later"
+		if errors.Is(err, consumer.ErrStopped) {
+			msg = "server is shutting down; retry later"
+		}
+		return &failure{kind: failUnavailable, msg: msg, err: err}
 	}
 	in.logger.ErrorContext(ctx, "otlp: submitting calls failed unexpectedly; the client got 503 and retries; if it repeats, check the store, otherwise report it as a bug with this line", slog.Any("error", err))
 	return &failure{kind: failUnavailable, msg: "calls could not be stored; retry later", err: err}
