@@ -28,16 +28,16 @@ type Exporter struct {
 	// appendMu keeps log order and pending order the same.
 	appendMu sync.Mutex
 
-	mu        sync.Mutex
-	pending   []*logged // in the log, not yet in the store, in log order
-	handed    int       // how many of pending the applier has taken
+	mu      sync.Mutex
+	pending []*logged // in the log, not yet in the store, in log order
+	handed  int       // how many of pending the applier has taken
 	// backlog bounds pending by wal.max_unapplied_ops and _bytes.
-	backlog consumer.Admission
-	acked     uint64        // last sequence number in pending or applied
-	applied   uint64        // last sequence number in the store
-	progress  chan struct{} // closed and replaced after each apply
-	started   bool
-	stopped   bool
+	backlog  consumer.Admission
+	acked    uint64        // last sequence number in pending or applied
+	applied  uint64        // last sequence number in the store
+	progress chan struct{} // closed and replaced after each apply
+	started  bool
+	stopped  bool
 	// leaving: shutdown ran out of time; the applier stops after the
 	// store write in hand and leaves the rest in the log for the next
 	// start. leaveCtx ends with it, which ends retries and their pauses.
@@ -82,12 +82,12 @@ type logged struct {
 }
 
 type exporterMetrics struct {
-	sent, failed          prometheus.Counter
-	sendLatency           prometheus.Observer
-	writeLatency          prometheus.Observer
-	checkpointLatency     prometheus.Observer
-	checkpointsDeferred   prometheus.Counter
-	written, rejected     prometheus.Counter
+	sent, failed        prometheus.Counter
+	sendLatency         prometheus.Observer
+	writeLatency        prometheus.Observer
+	checkpointLatency   prometheus.Observer
+	checkpointsDeferred prometheus.Counter
+	written, rejected   prometheus.Counter
 }
 
 func newExporter(set telemetry.Settings, cfg Config, store storage.CallWriter, backend string) *Exporter {
