@@ -8,6 +8,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"net/http"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -221,6 +222,7 @@ func compareOpen(ctx context.Context, t *target, direct, gateway endpoint, strea
 	defer client.CloseIdleConnections()
 	var res [2]openResult
 	var cpu [2]time.Duration
+	var switches [2]int64
 	lostBefore, err := scrapeSum(t.url+"/metrics", "weft_inference_lost_calls")
 	if err != nil {
 		return err
@@ -230,10 +232,10 @@ func compareOpen(ctx context.Context, t *target, direct, gateway endpoint, strea
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		before := t.cpu()
+		before, switchesBefore := t.cpu(), contextSwitches(t.cmd.Process.Pid)
 		res[i] = runOpen(ctx, client, ep, stream, rate, d, bodies[i])
 		time.Sleep(cpuSettle)
-		cpu[i] = t.cpu() - before
+		cpu[i], switches[i] = t.cpu()-before, contextSwitches(t.cmd.Process.Pid)-switchesBefore
 		if len(res[i].total) == 0 {
 			return fmt.Errorf("%s at %.0f/s: nothing answered: %v", ep.name, rate, res[i].firstErr)
 		}
@@ -246,11 +248,11 @@ func compareOpen(ctx context.Context, t *target, direct, gateway endpoint, strea
 	if stream {
 		mode = "stream"
 	}
-	printOpen(mode, res, cpu, d, lostAfter-lostBefore, t.peakRSS())
+	printOpen(mode, res, cpu, switches, lostAfter-lostBefore, t.peakRSS())
 	return nil
 }
 
-func printOpen(mode string, res [2]openResult, cpu [2]time.Duration, d time.Duration, lost float64, rss string) {
+func printOpen(mode string, res [2]openResult, cpu [2]time.Duration, switches [2]int64, lost float64, rss string) {
 	rate := res[0].offered
 	for _, r := range res {
 		fmt.Printf("  %-6s %5.0f/s %-7s achieved %7.1f/s  answered %6d/%-6d errors %d  total p50 %9s p99 %9s max %9s",
@@ -270,8 +272,34 @@ func printOpen(mode string, res [2]openResult, cpu [2]time.Duration, d time.Dura
 		fmt.Printf("  (ttft p50 %s p99 %s)", ms(quantile(gr.ttft, .5)-quantile(dr.ttft, .5)), ms(quantile(gr.ttft, .99)-quantile(dr.ttft, .99)))
 	}
 	perReq := float64(cpu[1].Microseconds()) / float64(len(gr.total))
-	fmt.Printf("  weft CPU %.0f µs/request (%.2fs for %d; %.2fs while the upstream ran alone)  lost trace records %.0f  weft peak RSS %s\n",
-		perReq, cpu[1].Seconds(), len(gr.total), cpu[0].Seconds(), lost, rss)
+	fmt.Printf("  weft CPU %.0f µs/request (%.2fs for %d; %.2fs while the upstream ran alone)  %.1f context switches/request  lost trace records %.0f  weft peak RSS %s\n",
+		perReq, cpu[1].Seconds(), len(gr.total), cpu[0].Seconds(), float64(switches[1])/float64(len(gr.total)), lost, rss)
+}
+
+// contextSwitches sums the context switches, voluntary or not, of every
+// thread of process pid so far (0 where /proc cannot say).
+func contextSwitches(pid int) int64 {
+	tasks, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
+	if err != nil {
+		return 0
+	}
+	var n int64
+	for _, task := range tasks {
+		status, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/status", pid, task.Name()))
+		if err != nil {
+			continue // the thread exited
+		}
+		for _, line := range strings.Split(string(status), "\n") {
+			if v, ok := strings.CutPrefix(line, "voluntary_ctxt_switches:"); ok {
+				k, _ := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+				n += k
+			} else if v, ok := strings.CutPrefix(line, "nonvoluntary_ctxt_switches:"); ok {
+				k, _ := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+				n += k
+			}
+		}
+	}
+	return n
 }
 
 // scrapeSum sums every series of a metric (all its label sets) on a
