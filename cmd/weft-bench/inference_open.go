@@ -2,9 +2,11 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"math/rand/v2"
 	"net/http"
@@ -161,29 +163,24 @@ func requestFrom(ctx context.Context, client *http.Client, ep endpoint, body []b
 		return 0, 0, err
 	}
 	defer resp.Body.Close()
-	br := bufio.NewReaderSize(resp.Body, 16<<10)
 	if !stream {
-		_, err = br.WriteTo(discard{})
+		_, err = io.Copy(io.Discard, resp.Body)
 		return 0, time.Since(start), err
 	}
+	br := bufio.NewReaderSize(resp.Body, 16<<10)
 	for {
 		line, err := br.ReadSlice('\n')
 		if err != nil && !errors.Is(err, bufio.ErrBufferFull) {
 			return 0, 0, fmt.Errorf("stream ended early: %w", err)
 		}
-		if ttft == 0 && strings.HasPrefix(string(line), "data: ") {
+		if ttft == 0 && bytes.HasPrefix(line, []byte("data: ")) {
 			ttft = time.Since(start)
 		}
-		if strings.HasPrefix(string(line), "data: [DONE]") {
+		if bytes.HasPrefix(line, []byte("data: [DONE]")) {
 			return ttft, time.Since(start), nil
 		}
 	}
 }
-
-// discard is io.Discard without its pooled buffers' bookkeeping.
-type discard struct{}
-
-func (discard) Write(p []byte) (int, error) { return len(p), nil }
 
 // openBodies builds the chat requests an open-loop load picks from.
 func openBodies(model string, stream bool) [][]byte {
@@ -234,6 +231,9 @@ func compareOpen(ctx context.Context, t *target, direct, gateway endpoint, strea
 		}
 		before, switchesBefore := t.cpu(), contextSwitches(t.cmd.Process.Pid)
 		res[i] = runOpen(ctx, client, ep, stream, rate, d, bodies[i])
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		time.Sleep(cpuSettle)
 		cpu[i], switches[i] = t.cpu()-before, contextSwitches(t.cmd.Process.Pid)-switchesBefore
 		if len(res[i].total) == 0 {
