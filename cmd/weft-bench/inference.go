@@ -46,16 +46,19 @@ func benchInference(ctx context.Context, o options) error {
 		return err
 	}
 	defer t.close()
+	modes, err := parseModes(o.inferModes)
+	if err != nil {
+		return err
+	}
+	if o.inferRates != "" {
+		return benchOpenLoop(ctx, t, up, o, modes)
+	}
 	clients, err := parseClients(o.inferClients)
 	if err != nil {
 		return err
 	}
 	fmt.Printf("inference gateway: upstream %s (in this process), weft %s; %s per load\n", up.URL, t.url, o.duration)
 	if err := benchOpenStreams(ctx, t, up, o.streams); err != nil {
-		return err
-	}
-	modes, err := parseModes(o.inferModes)
-	if err != nil {
 		return err
 	}
 	for _, stream := range modes {
@@ -66,6 +69,34 @@ func benchInference(ctx context.Context, o options) error {
 		}
 	}
 	fmt.Printf("  peak RSS %s\n", t.peakRSS())
+	return nil
+}
+
+// benchOpenLoop runs the open-loop loads: for each mode and offered rate,
+// the upstream alone and then weft, back to back.
+func benchOpenLoop(ctx context.Context, t *target, up *upstreamtest.Server, o options, modes []bool) error {
+	plain, err := parseRates("--rates", o.inferRates)
+	if err != nil {
+		return err
+	}
+	streams, err := parseRates("--stream-rates", o.streamRates)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("inference gateway, open loop: upstream %s (in this process: its CPU is not weft's), weft %s (pid %d); %s per load after a %s warm-up\n",
+		up.URL, t.url, t.cmd.Process.Pid, o.duration, openWarmup)
+	direct, gateway := endpoints(t, up)
+	for _, stream := range modes {
+		rates := plain
+		if stream {
+			rates = streams
+		}
+		for _, rate := range rates {
+			if err := compareOpen(ctx, t, direct, gateway, stream, rate, o.duration); err != nil {
+				return err
+			}
+		}
+	}
 	return nil
 }
 

@@ -8,6 +8,7 @@
 //	weft-bench otlp  --weft ./bin/weft --calls 200000 --batch 512 --payload 1000
 //	weft-bench automations --weft ./bin/weft --calls 10000 --batch 10 --pending 100000
 //	weft-bench inference --weft ./bin/weft --clients 1,64,512 --duration 5s
+//	weft-bench inference --weft ./bin/weft --rates 1000,3000 --stream-rates 200,500 --duration 30s
 //	weft-bench agent --weft ./bin/weft --calls 500000 --payload 1000
 //	weft-bench training --weft ./bin/weft --jobs 1000 --calls 100000 --batch 50
 //	weft-bench soak --weft ./bin/weft --duration 30m --kill-every 3m
@@ -47,9 +48,12 @@ type options struct {
 	// how many streams to hold open; serveArgs go to the started weft.
 	inferClients string
 	inferModes   string
-	duration     time.Duration
-	streams      int
-	serveArgs    []string
+	// inference, open loop: the offered rates of unstreamed requests and
+	// of streams; with --rates the loads are open loop instead of clients.
+	inferRates, streamRates string
+	duration                time.Duration
+	streams                 int
+	serveArgs               []string
 	// otlp: spans per trace, and whether to time the reads after loading.
 	traceSpans int
 	reads      bool
@@ -78,6 +82,8 @@ func parse(name string, args []string) (options, error) {
 	fs.IntVar(&o.pending, "pending", 100_000, "automations: deliveries left pending against a dead receiver while memory is watched (0 skips)")
 	fs.IntVar(&o.jobs, "jobs", 1000, "training: jobs kept queued while leases are timed")
 	fs.StringVar(&o.inferClients, "clients", "1,64,512", "inference: concurrent clients of each load, comma-separated")
+	fs.StringVar(&o.inferRates, "rates", "", "inference: open loop at these offered requests/s, comma-separated (latency counts from each request's due time); instead of --clients")
+	fs.StringVar(&o.streamRates, "stream-rates", "200,500", "inference: with --rates, the offered streams/s of the stream loads")
 	fs.StringVar(&o.inferModes, "modes", "plain,stream", "inference: which loads to run: unstreamed (plain), streamed (stream) or both")
 	fs.DurationVar(&o.duration, "duration", 5*time.Second, "inference: how long each load runs (direct and through weft each)")
 	fs.IntVar(&o.streams, "streams", 1000, "inference: streams held open to measure memory per stream (0 skips)")
