@@ -18,12 +18,14 @@ import (
 	"net"
 	"net/http"
 
+	"go.opentelemetry.io/collector/component"
 	"google.golang.org/grpc"
 
 	"github.com/weftdev/weft/auth"
 	"github.com/weftdev/weft/config"
 	"github.com/weftdev/weft/inference"
 	"github.com/weftdev/weft/internal/httpapi"
+	"github.com/weftdev/weft/internal/lifecycle"
 	"github.com/weftdev/weft/internal/memlimit"
 	"github.com/weftdev/weft/internal/telemetry"
 	"github.com/weftdev/weft/pricing"
@@ -77,8 +79,13 @@ type Server struct {
 	// monitors runs online scorers; nil where calls are not stored here
 	// or monitors are off.
 	monitors *monitorsPart
-	procDone chan error
-	stopProc context.CancelFunc
+	// callRecorder is the gateway's trace queue; nil without the gateway.
+	callRecorder component.Component
+	// parts are every long-running part of the process, in start order.
+	parts lifecycle.List
+	// fatal carries the error of a part the process cannot run without
+	// (the Kafka consumers) when it stops by itself.
+	fatal chan error
 	// ready reports whether this node can take writes (GET /ready).
 	ready *readiness
 }
@@ -126,7 +133,7 @@ func New(ctx context.Context, cfg config.Config, logger *slog.Logger, opts ...Op
 func newServer(ctx context.Context, cfg config.Config, roles config.Roles, logger *slog.Logger, store backend, keys auth.KeyStore,
 	retention *retentionSource) (*Server, error) {
 	s := &Server{cfg: cfg, roles: roles, logger: logger, store: store, keys: keys, retention: retention, metrics: telemetry.New(),
-		inflight: httpapi.NewInflight(cfg.Connections.MaxInflightBytes), ready: newReadiness(storeFailed(store))}
+		inflight: httpapi.NewInflight(cfg.Connections.MaxInflightBytes), ready: newReadiness(storeFailed(store)), fatal: make(chan error, 1)}
 	if err := s.build(ctx); err != nil {
 		s.ready.close()
 		return nil, errors.Join(err, store.Close())
@@ -153,37 +160,55 @@ func (s *Server) build(ctx context.Context) error {
 	if s.write, err = buildWritePath(ctx, s.cfg, s.roles, s.store, s.tapCalls, backendName(s.cfg), s.metrics, s.logger); err != nil {
 		return err
 	}
-	if err := s.monitors.startRegistry(ctx); err != nil {
+	if s.automations, err = buildAutomations(ctx, s.cfg, s.roles, s.store, s.usageCost, s.metrics, s.logger); err != nil {
 		return err
 	}
-	if err := s.write.start(ctx); err != nil {
-		return errors.Join(err, s.monitors.shutdown(ctx))
-	}
-	if s.automations, err = buildAutomations(ctx, s.cfg, s.roles, s.store, s.usageCost, s.metrics, s.logger); err != nil {
-		return errors.Join(err, s.write.shutdown(ctx))
-	}
 	if err := s.buildTraining(ctx); err != nil {
-		return errors.Join(err, s.write.shutdown(ctx))
+		return err
 	}
 	if err := s.buildInference(ctx); err != nil {
-		return errors.Join(err, s.write.shutdown(ctx))
+		return err
 	}
 	s.write.setDefaultPrices(s.prices)
 	s.buildMonitorsRunner()
-	if err := s.monitors.startRunner(ctx); err != nil {
-		return errors.Join(err, s.write.shutdown(ctx))
-	}
 	verifier := auth.StoreVerifier{Store: s.keys}
 	grpcLimits := append(grpcLimits(s.cfg.Connections).ServerOptions(), s.grpcCreds()...)
 	if s.grpcSrv, err = otlpreceiver.NewGRPCServer(s.cfg.OTLP, verifier, s.write.front, s.receiverSettings(otlpreceiver.ReceiverType), s.inflight, grpcLimits...); err != nil {
-		return errors.Join(err, s.write.shutdown(ctx))
+		return err
 	}
 	s.httpSrv = httpapi.NewServer(s.withReady(s.routes()), httpLimits(s.cfg.Connections),
 		slog.NewLogLogger(s.logger.Handler(), slog.LevelWarn))
 	s.httpSrv.RegisterOnShutdown(s.training.stopWaiting)
-	s.automations.start(s.logger)
-	s.training.start(s.logger)
-	return nil
+	s.assembleParts()
+	return s.parts.Start(ctx)
+}
+
+// assembleParts lists the process's parts in start order. Shutdown goes
+// in reverse: the Kafka consumers first (nothing more comes in), then the
+// loops that read and write the store directly (they stop at once when
+// idle, so the write path's drain cannot use up their share of the
+// deadline), then the gateway's trace queue and the write path, whose
+// processors flush into exporters that still run.
+func (s *Server) assembleParts() {
+	if s.monitors != nil {
+		s.parts.Add("monitors registry", s.monitors.registry)
+	}
+	for _, p := range s.write.parts {
+		s.parts.Add(p.name, p.c)
+	}
+	s.parts.Add("inference trace queue", s.callRecorder)
+	if s.monitors != nil && s.monitors.runner != nil {
+		s.parts.Add("monitors runner", s.monitors.runner)
+	}
+	s.parts.Add("training job queue", s.training.part(s.logger))
+	for _, p := range s.automations.parts(s.logger) {
+		s.parts.Add(p.name, p.c)
+	}
+	s.parts.Add("retention", s.retentionPart())
+	if s.write.kafkaIn != nil {
+		s.parts.Add("kafka consumers", lifecycle.NewLoop("kafka consumers", s.logger, s.write.runKafka,
+			lifecycle.WithFatal(func(err error) { s.fatal <- err })))
+	}
 }
 
 // httpLimits are the HTTP listener's connection limits.
@@ -238,10 +263,6 @@ func (s *Server) Serve(ctx context.Context) error {
 		return errors.Join(err, s.shutdown())
 	}
 	errCh := startServing(s.httpSrv, s.listener, s.grpcSrv, s.grpcLn)
-	s.startProcessor()
-	retentionCtx, stopRetention := context.WithCancel(ctx)
-	defer stopRetention()
-	s.startRetention(retentionCtx)
 	s.logger.Info("weft listening", "http", s.Addr(), "roles", s.cfg.Roles)
 	var serveErr error
 	select {
@@ -249,8 +270,7 @@ func (s *Server) Serve(ctx context.Context) error {
 	case serveErr = <-s.ready.storeFailed():
 		s.logger.Error("stopping: the store cannot work until weft is started again; acknowledged writes stay in the write-ahead log", "err", serveErr)
 	case serveErr = <-errCh:
-	case serveErr = <-s.procDone:
-		serveErr = fmt.Errorf("processor stopped: %w", serveErr)
+	case serveErr = <-s.fatal:
 	}
 	return errors.Join(serveErr, s.shutdown())
 }
@@ -269,18 +289,6 @@ func storeFailed(store backend) <-chan error {
 	return nil
 }
 
-// startProcessor runs the Kafka processor, if this process has one, on a
-// context of its own that shutdown cancels after ingest has drained.
-func (s *Server) startProcessor() {
-	s.procDone = make(chan error, 1)
-	if s.write.kafkaIn == nil {
-		return
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	s.stopProc = cancel
-	go func() { s.procDone <- s.write.runKafka(ctx) }()
-}
-
 func (s *Server) shutdown() error {
 	ctx, cancel := context.WithTimeout(context.Background(), s.cfg.ShutdownTimeout)
 	defer cancel()
@@ -290,24 +298,7 @@ func (s *Server) shutdown() error {
 	// goes on with it.
 	s.write.stopReplay()
 	err := stopServing(ctx, s.httpSrv, s.grpcSrv)
-	if s.stopProc != nil {
-		// The processor finishes and commits the batch in hand; one cut
-		// off by the deadline stays uncommitted and is redelivered.
-		s.stopProc()
-		select {
-		case perr := <-s.procDone:
-			if perr != nil && !errors.Is(perr, context.Canceled) {
-				err = errors.Join(err, perr)
-			}
-		case <-ctx.Done():
-			err = errors.Join(err, fmt.Errorf("processor did not stop within shutdown_timeout: %w", ctx.Err()))
-		}
-	}
-	// Automations and training first: their loops read and write the store
-	// directly and stop at once when idle, so the write path's drain
-	// cannot use up their share of the deadline.
-	err = errors.Join(err, s.automations.shutdown(ctx), s.training.shutdown(ctx), s.monitors.shutdown(ctx))
-	err = errors.Join(err, s.write.shutdown(ctx))
+	err = errors.Join(err, s.parts.Shutdown(ctx))
 	s.ready.close()
 	if err = errors.Join(err, s.store.Close()); err != nil {
 		return fmt.Errorf("shutdown: %w", err)

@@ -10,7 +10,6 @@ import (
 	"math"
 	"net/http"
 	"os"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -23,6 +22,7 @@ import (
 	"github.com/weftdev/weft/automations/kafkaevents"
 	"github.com/weftdev/weft/automations/secretbox"
 	"github.com/weftdev/weft/config"
+	"github.com/weftdev/weft/internal/lifecycle"
 	"github.com/weftdev/weft/internal/telemetry"
 	"github.com/weftdev/weft/storage"
 	"github.com/weftdev/weft/traceapi"
@@ -38,10 +38,9 @@ type automationsPart struct {
 	// delivers) and knows the enforced budgets that are firing.
 	alerts  *automations.Alerts
 	objects storage.ObjectStore
-	loops   []func(context.Context) error
+	// loops run until shutdown; closers close what they used, after.
+	loops   []namedLoop
 	closers []func() error
-	stop    context.CancelFunc
-	wg      sync.WaitGroup
 
 	// aliasMoves tells the gateway of alias events (inference_aliases.go).
 	aliasMoves *aliasEvents
@@ -77,14 +76,14 @@ func buildAutomations(ctx context.Context, cfg config.Config, roles config.Roles
 		}
 	}
 	if roles.Process {
-		part.loops = append(part.loops, outbox.Run, d.worker.Run)
+		part.loops = append(part.loops, namedLoop{"automations outbox", outbox.Run}, namedLoop{"automations delivery worker", d.worker.Run})
 		registerDeliveryMetrics(metrics, d.worker, store)
 	}
 	measure := automations.Measurer{Calls: store, Price: price}
 	part.alerts = automations.NewAlerts(store, measure, d.disp, d.worker.Wake, automations.AlertsOptions{
 		Interval: ac.AlertInterval, Owner: leaseOwner(), PublicURL: ac.PublicURL, Evaluate: roles.Process},
 		logger.With("component", "alerts"), time.Now)
-	part.loops = append(part.loops, part.alerts.Run)
+	part.loops = append(part.loops, namedLoop{"alerts", part.alerts.Run})
 	part.aliasMoves = &aliasEvents{next: sink}
 	sink = part.aliasMoves
 	part.objects = automations.NewObjects(store, sink, time.Now)
@@ -106,7 +105,7 @@ func (p *automationsPart) kafkaEvents(ctx context.Context, cfg config.Config, ro
 	p.closers = append(p.closers, producer.Close)
 	if roles.Process {
 		consumer := kafkaevents.NewConsumer(cfg.Kafka, topic, cfg.Kafka.Consumer.Group+"-automations", d.disp, store, d.worker.Wake, logger)
-		p.loops = append(p.loops, consumer.Run)
+		p.loops = append(p.loops, namedLoop{"automation events consumer", consumer.Run})
 	}
 	return producer, nil
 }
@@ -152,37 +151,30 @@ func leaseOwner() string {
 	return fmt.Sprintf("%s-%d-%s", host, os.Getpid(), hex.EncodeToString(b))
 }
 
-// start runs the dispatch and delivery loops until shutdown.
-func (p *automationsPart) start(logger *slog.Logger) {
-	ctx, cancel := context.WithCancel(context.Background())
-	p.stop = cancel
-	for _, loop := range p.loops {
-		p.wg.Add(1)
-		go func() {
-			defer p.wg.Done()
-			if err := loop(ctx); err != nil && !errors.Is(err, context.Canceled) {
-				logger.Error("automations: a dispatch, delivery or alerts loop stopped; its work waits until weft restarts; restart weft, and check the store or Kafka if it repeats", "err", err)
-			}
-		}()
-	}
+// namedLoop is a function that runs until its context ends.
+type namedLoop struct {
+	name string
+	run  func(context.Context) error
 }
 
-// shutdown stops the loops, letting attempts in flight finish within
-// ctx, then closes the events producer.
-func (p *automationsPart) shutdown(ctx context.Context) error {
-	var err error
-	if p.stop != nil {
-		p.stop()
-		done := make(chan struct{})
-		go func() { p.wg.Wait(); close(done) }()
-		if _, ok := awaitStopped(ctx, done); !ok {
-			err = fmt.Errorf("automations: deliveries in flight did not finish within shutdown_timeout: %w", ctx.Err())
-		}
+// parts are the automations' loops as parts of the process; the first
+// closes the events producer once the loops (which shut down before it)
+// have stopped.
+func (p *automationsPart) parts(logger *slog.Logger) []namedPart {
+	closers := p.closers
+	out := []namedPart{{"automations events producer", lifecycle.NewLoop("automations events producer", logger,
+		func(ctx context.Context) error { <-ctx.Done(); return nil },
+		lifecycle.WithCloser(func() error {
+			var err error
+			for _, c := range closers {
+				err = errors.Join(err, c())
+			}
+			return err
+		}))}}
+	for _, l := range p.loops {
+		out = append(out, namedPart{l.name, lifecycle.NewLoop(l.name, logger, l.run)})
 	}
-	for _, c := range p.closers {
-		err = errors.Join(err, c())
-	}
-	return err
+	return out
 }
 
 // register adds the automations API.

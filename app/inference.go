@@ -2,10 +2,7 @@ package app
 
 import (
 	"context"
-	"fmt"
 	"os"
-
-	"go.opentelemetry.io/collector/component"
 
 	"github.com/weftdev/weft/auth"
 	"github.com/weftdev/weft/automations"
@@ -46,14 +43,16 @@ func (s *Server) buildInference(ctx context.Context) error {
 	}
 	moved := s.gateway.AliasMoved
 	s.automations.aliasMoves.moved.Store(&moved)
-	s.automations.loops = append(s.automations.loops, s.gateway.Run)
-	s.automations.loops = append(s.automations.loops, s.gateway.Loops()...) // limits and budgets, until shutdown
+	s.automations.loops = append(s.automations.loops, namedLoop{"inference alias follower", s.gateway.Run})
+	for _, loop := range s.gateway.Loops() { // limits and budgets, until shutdown
+		s.automations.loops = append(s.automations.loops, namedLoop{"inference limits and budgets", loop})
+	}
 	return nil
 }
 
-// startCallRecorder starts the queue between the gateway and the write
-// path, and makes it part of the path so it drains before the parts it
-// feeds shut down.
+// startCallRecorder builds the queue between the gateway and the write
+// path; it is a part of the process after the write path, so it drains
+// into the path before the parts it feeds shut down.
 func (s *Server) startCallRecorder(ctx context.Context) (*callrecord.Recorder, error) {
 	m, err := callrecord.NewMetrics(s.metrics.Registry)
 	if err != nil {
@@ -64,16 +63,6 @@ func (s *Server) startCallRecorder(ctx context.Context) (*callrecord.Recorder, e
 		refused:  s.metrics.ReceiverRefusedCalls.WithLabelValues("inference", "http")}
 	cfg := callrecord.DefaultConfig(s.cfg.Inference.TraceQueueCalls, s.cfg.Inference.TraceQueueBytes)
 	rec := callrecord.New(front, cfg, m, s.logger.With("component", "inference_trace"))
-	if err := rec.Start(ctx, nil); err != nil {
-		return nil, fmt.Errorf("inference trace queue: %w", err)
-	}
-	s.write.attach(rec)
+	s.callRecorder = rec
 	return rec, nil
-}
-
-// attach adds a started component that feeds the path's front; it is
-// shut down first, while what it feeds still runs.
-func (w *writePath) attach(c component.Component) {
-	w.parts = append(w.parts[:w.started], c)
-	w.started++
 }

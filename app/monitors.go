@@ -3,7 +3,6 @@ package app
 import (
 	"bytes"
 	"context"
-	"errors"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -69,33 +68,6 @@ func (s *Server) buildMonitorsRunner() {
 		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "weft_monitor_calls_given_up",
 			Help: "Queued calls given up after monitors.max_attempts rounds without being readable as ended."},
 			func() float64 { return float64(st.Dropped.Load()) }))
-}
-
-func (p *monitorsPart) startRegistry(ctx context.Context) error {
-	if p == nil {
-		return nil
-	}
-	return p.registry.Start(ctx)
-}
-
-func (p *monitorsPart) startRunner(ctx context.Context) error {
-	if p == nil || p.runner == nil {
-		return nil
-	}
-	return p.runner.Start(ctx)
-}
-
-// shutdown stops the runner (which writes score calls through the write
-// path, so it stops first) and the registry.
-func (p *monitorsPart) shutdown(ctx context.Context) error {
-	if p == nil {
-		return nil
-	}
-	var err error
-	if p.runner != nil {
-		err = p.runner.Shutdown(ctx)
-	}
-	return errors.Join(err, p.registry.Shutdown(ctx))
 }
 
 // monitorsObjects wraps the object store so that publishing a monitor in

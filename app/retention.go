@@ -6,7 +6,10 @@ import (
 	"sync"
 	"time"
 
+	"go.opentelemetry.io/collector/component"
+
 	"github.com/weftdev/weft/config"
+	"github.com/weftdev/weft/internal/lifecycle"
 	"github.com/weftdev/weft/storage"
 )
 
@@ -109,26 +112,29 @@ func (s *retentionSource) Snapshot() storage.Retention {
 	return s.r
 }
 
-// startRetention runs the store's expiry until ctx ends, when the store
-// needs one (storage.CallExpirer) and this process writes. Each run reads
-// the retention changes first, so a project whose retention is set
-// through the API expires without a restart.
-func (s *Server) startRetention(ctx context.Context) {
+// retentionPart is the store's expiry as a part of the process, when the
+// store needs one (storage.CallExpirer) and this process writes; nil
+// otherwise. Each run reads the retention changes first, so a project
+// whose retention is set through the API expires without a restart.
+func (s *Server) retentionPart() component.Component {
 	expirer, ok := s.store.(storage.CallExpirer)
 	if !ok || !s.roles.Process {
-		return
+		return nil
 	}
-	go func() {
+	return lifecycle.NewLoop("retention", s.logger, func(ctx context.Context) error {
+		// A round's store work is not cut off part way; shutdown ends
+		// the loop between rounds.
+		store := context.WithoutCancel(ctx)
 		t := time.NewTicker(expireEvery)
 		defer t.Stop()
 		for {
-			if err := s.retention.Reload(ctx); err != nil && ctx.Err() == nil {
+			if err := s.retention.Reload(store); err != nil {
 				s.logger.Warn("reading retention changes failed; the ones held apply until the next round; if it repeats, check the store", "err", err)
 			}
 			if r := s.retention.Snapshot(); r.Enabled() {
-				n, err := expirer.ExpireCalls(ctx, r, time.Now())
+				n, err := expirer.ExpireCalls(store, r, time.Now())
 				switch {
-				case err != nil && ctx.Err() == nil:
+				case err != nil:
 					s.logger.Warn("expiring calls past their retention failed; retried next round; if it repeats, check the store (disk space, ClickHouse)", "err", err)
 				case n > 0:
 					s.logger.Info("expired calls past their retention", "calls", n)
@@ -136,9 +142,9 @@ func (s *Server) startRetention(ctx context.Context) {
 			}
 			select {
 			case <-ctx.Done():
-				return
+				return nil
 			case <-t.C:
 			}
 		}
-	}()
+	})
 }

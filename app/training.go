@@ -2,14 +2,16 @@ package app
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
 	"time"
 
+	"go.opentelemetry.io/collector/component"
+
 	"github.com/weftdev/weft/auth"
 	"github.com/weftdev/weft/inference"
+	"github.com/weftdev/weft/internal/lifecycle"
 	"github.com/weftdev/weft/training"
 	"github.com/weftdev/weft/training/api"
 	"github.com/weftdev/weft/training/queue"
@@ -24,8 +26,6 @@ type trainingPart struct {
 	api    *api.API
 	run    func(context.Context) error
 	closer func() error
-	stop   context.CancelFunc
-	done   chan error
 }
 
 // tickInterval is how often a queue looks for leases that ended.
@@ -75,36 +75,17 @@ func (p *trainingPart) openQueue(ctx context.Context, cfg training.Config, s *Se
 	return l, nil
 }
 
-// start runs the queue until shutdown.
-func (p *trainingPart) start(logger *slog.Logger) {
+// part is the job queue as a part of the process; nil where training
+// is not served.
+func (p *trainingPart) part(logger *slog.Logger) component.Component {
 	if p == nil {
-		return
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	p.stop, p.done = cancel, make(chan error, 1)
-	go func() {
-		err := p.run(ctx)
-		if err != nil && !errors.Is(err, context.Canceled) {
-			logger.Error("training job queue stopped; jobs are not leased or finished until weft restarts; restart weft, and check the store or Kafka if it repeats", "err", err)
-		}
-		p.done <- err
-	}()
-}
-
-// shutdown stops the queue after the API has drained.
-func (p *trainingPart) shutdown(ctx context.Context) error {
-	if p == nil || p.stop == nil {
 		return nil
 	}
-	p.stop()
-	var err error
-	if _, ok := awaitStopped(ctx, p.done); !ok {
-		err = fmt.Errorf("training job queue did not stop within shutdown_timeout: %w", ctx.Err())
-	}
+	var opts []lifecycle.LoopOption
 	if p.closer != nil {
-		err = errors.Join(err, p.closer())
+		opts = append(opts, lifecycle.WithCloser(p.closer))
 	}
-	return err
+	return lifecycle.NewLoop("training job queue", logger, p.run, opts...)
 }
 
 // stopWaiting ends the lease requests waiting for a job, so shutdown

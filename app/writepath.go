@@ -44,9 +44,8 @@ type writePath struct {
 	// when this process stores no calls.
 	traceMetrics *tracemetricsprocessor.Processor
 	// parts start in order (exporters before the processors feeding
-	// them) and shut down in reverse.
-	parts   []component.Component
-	started int
+	// them) and shut down in reverse, in the server's list of parts.
+	parts []namedPart
 	// tap wraps the calls writer the storage exporter writes through.
 	tap func(storage.CallWriter) storage.CallWriter
 }
@@ -100,14 +99,14 @@ func (w *writePath) storageChain(ctx context.Context, cfg config.Config, store b
 	if err != nil {
 		return nil, nil, err
 	}
-	w.parts = append(w.parts, exp)
+	w.parts = append(w.parts, namedPart{"storage exporter", exp})
 	var next consumer.Calls = exp
 	if cfg.TraceMetrics.Enabled {
 		set := settings(component.MustNewType("tracemetrics"), name, m, logger)
 		if w.traceMetrics, err = tracemetricsprocessor.New(set, cfg.TraceMetrics, exp, store, nil); err != nil {
 			return nil, nil, err
 		}
-		w.parts = append(w.parts, w.traceMetrics)
+		w.parts = append(w.parts, namedPart{"trace metrics", w.traceMetrics})
 		next = w.traceMetrics
 	}
 	pf := batchprocessor.NewFactory()
@@ -115,7 +114,7 @@ func (w *writePath) storageChain(ctx context.Context, cfg config.Config, store b
 	if err != nil {
 		return nil, nil, err
 	}
-	w.parts = append(w.parts, proc)
+	w.parts = append(w.parts, namedPart{"batch processor", proc})
 	return proc, exp, nil
 }
 
@@ -142,7 +141,7 @@ func (w *writePath) kafkaChain(ctx context.Context, cfg config.Config, m *teleme
 		component.StartFunc
 		component.ShutdownFunc
 	}{ShutdownFunc: prod.Stop}
-	w.parts = append(w.parts, producer, proc)
+	w.parts = append(w.parts, namedPart{"kafka producer", producer}, namedPart{"batch processor", proc})
 	w.front = proc
 	return nil
 }
@@ -155,26 +154,10 @@ func settings(typ component.Type, name string, m *telemetry.Metrics, logger *slo
 	return telemetry.Settings{ID: id, Logger: logger.With("component", id.String()), Metrics: m}
 }
 
-// start starts every part, exporters first; on failure it shuts down
-// what it started.
-func (w *writePath) start(ctx context.Context) error {
-	for _, p := range w.parts {
-		if err := p.Start(ctx, nil); err != nil {
-			return errors.Join(err, w.shutdown(ctx))
-		}
-		w.started++
-	}
-	return nil
-}
-
-// shutdown stops the parts in reverse order: processors flush into
-// exporters that are still running.
-func (w *writePath) shutdown(ctx context.Context) error {
-	var err error
-	for ; w.started > 0; w.started-- {
-		err = errors.Join(err, w.parts[w.started-1].Shutdown(ctx))
-	}
-	return err
+// namedPart is a part and the name errors give it.
+type namedPart struct {
+	name string
+	c    component.Component
 }
 
 // stoppedFront answers 503 in a process without the ingest role; no

@@ -3,6 +3,7 @@ package monitors
 import (
 	"context"
 	"fmt"
+	"go.opentelemetry.io/collector/component"
 	"log/slog"
 	"sync"
 	"sync/atomic"
@@ -53,7 +54,7 @@ func NewRegistry(store RegistryStore, interval time.Duration, logger *slog.Logge
 
 // Start reads the monitors once, then refreshes them in the background
 // until Shutdown.
-func (r *Registry) Start(ctx context.Context) error {
+func (r *Registry) Start(ctx context.Context, _ component.Host) error {
 	if err := r.Refresh(ctx); err != nil {
 		r.logger.Warn("monitors: reading the monitors failed; none run until a read succeeds, retried every monitors.refresh_interval; if it repeats, check the store", "err", err)
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"go.opentelemetry.io/collector/component"
 	"iter"
 	"log/slog"
 	"net/http"
@@ -134,7 +135,7 @@ func NewRunner(store RunnerStore, registry *Registry, llm Completer, sink CallSi
 }
 
 // Start runs rounds in the background until Shutdown.
-func (r *Runner) Start(ctx context.Context) error {
+func (r *Runner) Start(ctx context.Context, _ component.Host) error {
 	if !r.opts.Run {
 		return nil
 	}

@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"time"
 
 	"go.opentelemetry.io/collector/component"
 )
@@ -94,9 +95,7 @@ func (l *Loop) Shutdown(ctx context.Context) error {
 	var err error
 	if cancel != nil {
 		cancel()
-		select {
-		case <-done:
-		case <-ctx.Done():
+		if !awaitStopped(ctx, done) {
 			err = fmt.Errorf("%s did not stop within shutdown_timeout: %w", l.name, ctx.Err())
 		}
 	}
@@ -155,4 +154,26 @@ func (l *List) shutdownLocked(ctx context.Context) error {
 		}
 	}
 	return err
+}
+
+// idleGrace is how long Shutdown still waits for a stopped run once its
+// deadline has passed.
+const idleGrace = 200 * time.Millisecond
+
+// awaitStopped waits for done; false when it has not closed by ctx's
+// deadline and the grace after it. An idle run returns as soon as it is
+// stopped, so a deadline that parts shut down before it used up does not
+// count against it.
+func awaitStopped(ctx context.Context, done <-chan struct{}) bool {
+	select {
+	case <-done:
+		return true
+	case <-ctx.Done():
+	}
+	select {
+	case <-done:
+		return true
+	case <-time.After(idleGrace):
+		return false
+	}
 }

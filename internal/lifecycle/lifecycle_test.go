@@ -99,6 +99,15 @@ func TestLoop(t *testing.T) {
 			t.Fatalf("%v, want %v", r.log, want)
 		}
 	})
+	t.Run("an idle run stops although the deadline was used up before its turn", func(t *testing.T) {
+		l := NewLoop("idle", logger, func(ctx context.Context) error { <-ctx.Done(); return ctx.Err() })
+		_ = l.Start(context.Background(), nil)
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		if err := l.Shutdown(ctx); err != nil {
+			t.Fatalf("Shutdown = %v", err)
+		}
+	})
 	t.Run("shutdown honours its deadline", func(t *testing.T) {
 		release := make(chan struct{})
 		defer close(release)
