@@ -43,7 +43,7 @@ type Agent struct {
 // earlier run left there). It does not listen yet.
 func NewAgent(ctx context.Context, cfg config.Config, logger *slog.Logger) (*Agent, error) {
 	a := &Agent{cfg: cfg, logger: logger, metrics: telemetry.New(), inflight: httpapi.NewInflight(cfg.Connections.MaxInflightBytes)}
-	sink, err := newAgentSink(ctx, cfg, logger)
+	sink, err := newAgentSink(ctx, cfg, a.metrics, logger)
 	if err != nil {
 		return nil, err
 	}
@@ -75,7 +75,7 @@ func NewAgent(ctx context.Context, cfg config.Config, logger *slog.Logger) (*Age
 
 // newAgentSink is where the agent forwards: the central Weft's Weave API,
 // or the call topic through the ingest role's producer.
-func newAgentSink(ctx context.Context, cfg config.Config, logger *slog.Logger) (forwardexporter.Sink, error) {
+func newAgentSink(ctx context.Context, cfg config.Config, m *telemetry.Metrics, logger *slog.Logger) (forwardexporter.Sink, error) {
 	if cfg.Agent.Upstream != "" {
 		client := &http.Client{Transport: &http.Transport{
 			Proxy: http.ProxyFromEnvironment, DialContext: (&net.Dialer{Timeout: 5 * time.Second}).DialContext,
@@ -88,7 +88,7 @@ func newAgentSink(ctx context.Context, cfg config.Config, logger *slog.Logger) (
 			return nil, fmt.Errorf("kafka topics: %w", err)
 		}
 	}
-	prod, err := kafkaexporter.NewProducer(cfg.Kafka, logger)
+	prod, err := kafkaexporter.NewProducer(settings(kafkaexporter.Type(), "agent", m, logger), cfg.Kafka)
 	if err != nil {
 		return nil, fmt.Errorf("kafka producer: %w", err)
 	}

@@ -28,11 +28,12 @@ func newOTLPTopicReceiver(ctx context.Context, cfg config.Config, front consumer
 		}
 	}
 	mapper := otelmap.NewMapper(otelmap.Options{MaxAttributeValueBytes: cfg.OTLP.MaxAttributeValueBytes})
-	r, err := kafkareceiver.NewOTLPReceiver(cfg.Kafka, cfg.KafkaOTLP, mapper, front, logger.With("topic", kcfg.Topic))
+	set := settings(kafkareceiver.Type(), "otlp", m, logger)
+	set.Logger = set.Logger.With("topic", kcfg.Topic)
+	r, err := kafkareceiver.NewOTLPReceiver(set, cfg.Kafka, cfg.KafkaOTLP, mapper, front)
 	if err != nil {
 		return nil, fmt.Errorf("kafka_otlp receiver: %w", err)
 	}
-	r.Instrument(m)
 	return r, nil
 }
 

@@ -80,10 +80,9 @@ func buildWritePath(ctx context.Context, cfg config.Config, roles config.Roles, 
 			return nil, err
 		}
 		w.barrier, w.exp = exp.Barrier, exp
-		if w.kafkaIn, err = kafkareceiver.NewReceiver(cfg.Kafka, front, logger); err != nil {
+		if w.kafkaIn, err = kafkareceiver.NewReceiver(settings(kafkareceiver.Type(), "process", m, logger), cfg.Kafka, front); err != nil {
 			return nil, fmt.Errorf("kafka receiver: %w", err)
 		}
-		w.kafkaIn.Instrument(m)
 		if w.kafkaOTLP, err = newOTLPTopicReceiver(ctx, cfg, front, m, logger); err != nil {
 			return nil, err
 		}
@@ -94,23 +93,21 @@ func buildWritePath(ctx context.Context, cfg config.Config, roles config.Roles, 
 // storageChain is batch processor -> (trace metrics ->) storage exporter
 // -> store.
 func (w *writePath) storageChain(ctx context.Context, cfg config.Config, store backend, backendName, name string, m *telemetry.Metrics, logger *slog.Logger) (consumer.Calls, *storageexporter.Exporter, error) {
-	ef := storageexporter.NewFactory()
-	exp, err := ef.Create(ctx, settings(ef.Type(), name, m, logger), cfg.WALConfig(), w.tap(store), backendName)
+	exp, err := storageexporter.New(settings(storageexporter.Type(), name, m, logger), cfg.WALConfig(), w.tap(store), backendName)
 	if err != nil {
 		return nil, nil, err
 	}
 	w.parts = append(w.parts, namedPart{"storage exporter", exp})
 	var next consumer.Calls = exp
 	if cfg.TraceMetrics.Enabled {
-		set := settings(component.MustNewType("tracemetrics"), name, m, logger)
+		set := settings(tracemetricsprocessor.Type(), name, m, logger)
 		if w.traceMetrics, err = tracemetricsprocessor.New(set, cfg.TraceMetrics, exp, store, nil); err != nil {
 			return nil, nil, err
 		}
 		w.parts = append(w.parts, namedPart{"trace metrics", w.traceMetrics})
 		next = w.traceMetrics
 	}
-	pf := batchprocessor.NewFactory()
-	proc, err := pf.Create(ctx, settings(pf.Type(), name, m, logger), cfg.Pipeline, next)
+	proc, err := batchprocessor.New(settings(batchprocessor.Type(), name, m, logger), cfg.Pipeline, next)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -128,12 +125,11 @@ func (w *writePath) setDefaultPrices(t *pricing.Table) {
 
 // kafkaChain is batch processor -> Kafka producer, the ingest role's path.
 func (w *writePath) kafkaChain(ctx context.Context, cfg config.Config, m *telemetry.Metrics, logger *slog.Logger) error {
-	prod, err := kafkaexporter.NewProducer(cfg.Kafka, logger)
+	prod, err := kafkaexporter.NewProducer(settings(kafkaexporter.Type(), "ingest", m, logger), cfg.Kafka)
 	if err != nil {
 		return fmt.Errorf("kafka producer: %w", err)
 	}
-	pf := batchprocessor.NewFactory()
-	proc, err := pf.Create(ctx, settings(pf.Type(), "ingest", m, logger), cfg.Pipeline, prod)
+	proc, err := batchprocessor.New(settings(batchprocessor.Type(), "ingest", m, logger), cfg.Pipeline, prod)
 	if err != nil {
 		return errors.Join(err, prod.Stop(ctx))
 	}

@@ -54,8 +54,11 @@ func TestAgentAsNonRootFullBufferAnswers429(t *testing.T) {
 
 	time.Sleep(time.Second)
 	rss := residentBytes(t, agent.cmd.Process.Pid)
-	if rss > 50<<20 {
-		t.Errorf("idle agent RSS = %d MiB, want under 50 MiB", rss>>20)
+	// The idle agent is the weft binary's pages touched at start (the
+	// embedded store's static initialisers among them), about 50 MiB,
+	// and a few MiB of heap.
+	if rss > 64<<20 {
+		t.Errorf("idle agent RSS = %d MiB, want under 64 MiB", rss>>20)
 	}
 	t.Logf("idle agent RSS: %.1f MiB", float64(rss)/(1<<20))
 	c := newClient(t, agent.URL, "weft-some-key")

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"go.opentelemetry.io/collector/component"
 	"io"
 	"log/slog"
 	"sync"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/weftdev/weft/consumer"
 	"github.com/weftdev/weft/internal/kafkabase"
+	"github.com/weftdev/weft/internal/telemetry"
 	"github.com/weftdev/weft/storage"
 )
 
@@ -40,9 +42,13 @@ type ProducerStats struct {
 	FailedOps int64 // ops of Submits that failed after admission
 }
 
+// Type is the producer's component type.
+func Type() component.Type { return component.MustNewType("kafka") }
+
 // NewProducer builds the producer and its one long-lived Kafka writer. It
 // does not contact Kafka; the first Submit does.
-func NewProducer(cfg kafkabase.Config, logger *slog.Logger) (*Producer, error) {
+func NewProducer(set telemetry.Settings, cfg kafkabase.Config) (*Producer, error) {
+	logger := set.Logger
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}

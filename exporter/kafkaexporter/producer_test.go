@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"log/slog"
 	"strings"
 	"testing"
 	"time"
@@ -12,6 +11,7 @@ import (
 	"github.com/weftdev/weft/consumer"
 	"github.com/weftdev/weft/internal/kafkabase"
 	"github.com/weftdev/weft/internal/kafkatest"
+	"github.com/weftdev/weft/internal/telemetry"
 	"github.com/weftdev/weft/storage"
 )
 
@@ -99,8 +99,6 @@ func TestSubmitToDeadBrokerIsUnavailable(t *testing.T) {
 	}
 }
 
-var discard = slog.New(slog.DiscardHandler)
-
 func startOp(project, id string) storage.CallOp {
 	return storage.CallOp{Part: &storage.CallPart{Kind: storage.PartStart, Call: storage.Call{
 		ProjectID: project, ID: id, TraceID: "t-" + id, OpName: "op",
@@ -109,7 +107,7 @@ func startOp(project, id string) storage.CallOp {
 
 func newProducer(t testing.TB, cfg kafkabase.Config) *Producer {
 	t.Helper()
-	p, err := NewProducer(cfg, discard)
+	p, err := NewProducer(telemetry.NopSettings("kafka"), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

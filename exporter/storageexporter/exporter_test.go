@@ -113,7 +113,7 @@ func testConfig(dir string) Config {
 
 func startExporter(t *testing.T, cfg Config, store storage.CallWriter) *Exporter {
 	t.Helper()
-	e, err := NewFactory().Create(context.Background(), telemetry.NopSettings("storage"), cfg, store, "test")
+	e, err := New(telemetry.NopSettings("storage"), cfg, store, "test")
 	if err != nil {
 		t.Fatal(err)
 	}

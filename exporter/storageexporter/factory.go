@@ -16,7 +16,6 @@
 package storageexporter
 
 import (
-	"context"
 	"fmt"
 
 	"go.opentelemetry.io/collector/component"
@@ -27,21 +26,12 @@ import (
 
 const typeStr = "storage"
 
-// Factory creates storage exporters.
-type Factory struct{}
+// Type is the exporter's component type, as metric labels show it.
+func Type() component.Type { return component.MustNewType(typeStr) }
 
-// NewFactory returns the storage exporter factory.
-func NewFactory() Factory { return Factory{} }
-
-// Type implements component.Factory.
-func (Factory) Type() component.Type { return component.MustNewType(typeStr) }
-
-// CreateDefaultConfig implements component.Factory.
-func (Factory) CreateDefaultConfig() component.Config { return DefaultConfig() }
-
-// Create builds an exporter writing to store, labelled backend in metrics.
+// New builds an exporter writing to store, labelled backend in metrics.
 // It opens the log (if enabled) on Start.
-func (Factory) Create(_ context.Context, set telemetry.Settings, cfg Config, store storage.CallWriter, backend string) (*Exporter, error) {
+func New(set telemetry.Settings, cfg Config, store storage.CallWriter, backend string) (*Exporter, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}

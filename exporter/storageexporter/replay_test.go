@@ -64,7 +64,7 @@ func startLogged(t *testing.T, cfg Config, store storage.CallWriter) (*Exporter,
 	logs := &lockedBuffer{}
 	set := telemetry.NopSettings("storage")
 	set.Logger = slog.New(slog.NewTextHandler(logs, nil))
-	e, err := NewFactory().Create(context.Background(), set, cfg, store, "test")
+	e, err := New(set, cfg, store, "test")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,7 +10,6 @@
 package batchprocessor
 
 import (
-	"context"
 	"fmt"
 
 	"go.opentelemetry.io/collector/component"
@@ -19,23 +18,13 @@ import (
 	"github.com/weftdev/weft/internal/telemetry"
 )
 
-// Type is the component type, as it appears in metric labels.
-var typeStr = "batch"
+const typeStr = "batch"
 
-// Factory creates batch processors.
-type Factory struct{}
+// Type is the processor's component type, as metric labels show it.
+func Type() component.Type { return component.MustNewType(typeStr) }
 
-// NewFactory returns the batch processor factory.
-func NewFactory() Factory { return Factory{} }
-
-// Type implements component.Factory.
-func (Factory) Type() component.Type { return component.MustNewType(typeStr) }
-
-// CreateDefaultConfig implements component.Factory.
-func (Factory) CreateDefaultConfig() component.Config { return DefaultConfig() }
-
-// Create builds a processor feeding next. It starts working on Start.
-func (Factory) Create(_ context.Context, set telemetry.Settings, cfg Config, next consumer.Calls) (*Processor, error) {
+// New builds a processor feeding next. It starts working on Start.
+func New(set telemetry.Settings, cfg Config, next consumer.Calls) (*Processor, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}

@@ -63,7 +63,7 @@ func newTestQueue(t *testing.T, cfg Config, w consumer.Calls) *Processor {
 
 func startProcessor(t *testing.T, cfg Config, w consumer.Calls) *Processor {
 	t.Helper()
-	q, err := NewFactory().Create(context.Background(), telemetry.NopSettings("batch"), cfg, w)
+	q, err := New(telemetry.NopSettings("batch"), cfg, w)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -255,7 +255,7 @@ func TestMergesPartsOfOneCallInABatch(t *testing.T) {
 }
 
 func TestConsumeBeforeStartIsRefused(t *testing.T) {
-	q, err := NewFactory().Create(context.Background(), telemetry.NopSettings("batch"), DefaultConfig(), &recordingWriter{})
+	q, err := New(telemetry.NopSettings("batch"), DefaultConfig(), &recordingWriter{})
 	if err != nil {
 		t.Fatal(err)
 	}

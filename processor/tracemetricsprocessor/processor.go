@@ -45,6 +45,9 @@ type Processor struct {
 	pricesDone chan struct{}
 }
 
+// Type is the processor's component type, as metric labels show it.
+func Type() component.Type { return component.MustNewType("tracemetrics") }
+
 // New builds a processor feeding next. prices reads project prices (nil:
 // defaults only); defaults is the default price table.
 func New(set telemetry.Settings, cfg Config, next consumer.Calls, prices PriceSource, defaults *pricing.Table) (*Processor, error) {

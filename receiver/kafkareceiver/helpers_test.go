@@ -57,7 +57,7 @@ func openStore(t testing.TB) *duckdb.Store {
 
 func newProducer(t testing.TB, cfg kafkabase.Config) *kafkaexporter.Producer {
 	t.Helper()
-	p, err := kafkaexporter.NewProducer(cfg, discard)
+	p, err := kafkaexporter.NewProducer(telemetry.NopSettings("kafka"), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +89,7 @@ func (r *running) stop(t testing.TB) {
 
 func startProcessor(t testing.TB, cfg kafkabase.Config, w storage.CallWriter) *running {
 	t.Helper()
-	p, err := NewReceiver(cfg, pipelineTo(t, w), discard)
+	p, err := NewReceiver(telemetry.NopSettings("kafka"), cfg, pipelineTo(t, w))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -266,11 +266,11 @@ func waitFor(t testing.TB, bound time.Duration, what string, cond func() bool) {
 func pipelineTo(t testing.TB, w storage.CallWriter) consumer.Calls {
 	t.Helper()
 	ctx := context.Background()
-	exp, err := storageexporter.NewFactory().Create(ctx, telemetry.NopSettings("storage"), storageexporter.Config{}, w, "test")
+	exp, err := storageexporter.New(telemetry.NopSettings("storage"), storageexporter.Config{}, w, "test")
 	if err != nil {
 		t.Fatal(err)
 	}
-	proc, err := batchprocessor.NewFactory().Create(ctx, telemetry.NopSettings("batch"), batchprocessor.DefaultConfig(), exp)
+	proc, err := batchprocessor.New(telemetry.NopSettings("batch"), batchprocessor.DefaultConfig(), exp)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,9 +19,9 @@ type receiverMetrics struct {
 	partitionLag map[int]int64
 }
 
-// Instrument reports the processor's lag (weft_kafka_consumer_lag) and
+// instrument reports the processor's lag (weft_kafka_consumer_lag) and
 // dead letters to m. Call it before Run.
-func (p *Receiver) Instrument(m *telemetry.Metrics) {
+func (p *Receiver) instrument(m *telemetry.Metrics) {
 	p.metrics.lag = m.KafkaConsumerLag.WithLabelValues(p.cfg.Topic)
 	p.metrics.dead = m.KafkaDeadLettered.WithLabelValues(p.cfg.DeadLetterTopic)
 }

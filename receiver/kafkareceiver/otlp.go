@@ -3,7 +3,6 @@ package kafkareceiver
 import (
 	"errors"
 	"fmt"
-	"log/slog"
 	"strings"
 
 	"github.com/segmentio/kafka-go"
@@ -12,6 +11,7 @@ import (
 	"github.com/weftdev/weft/auth"
 	"github.com/weftdev/weft/consumer"
 	"github.com/weftdev/weft/internal/kafkabase"
+	"github.com/weftdev/weft/internal/telemetry"
 	"github.com/weftdev/weft/receiver/otelmap"
 	"github.com/weftdev/weft/storage"
 )
@@ -88,11 +88,11 @@ func (c OTLPConfig) Kafka(base kafkabase.Config) kafkabase.Config {
 // NewOTLPReceiver builds a consumer of the OTLP topic: each record's spans
 // are mapped to calls as the OTLP receiver maps them and handed to next,
 // with the call topic's rules for commits, retries and dead letters.
-func NewOTLPReceiver(base kafkabase.Config, cfg OTLPConfig, mapper *otelmap.Mapper, next consumer.Calls, logger *slog.Logger) (*Receiver, error) {
+func NewOTLPReceiver(set telemetry.Settings, base kafkabase.Config, cfg OTLPConfig, mapper *otelmap.Mapper, next consumer.Calls) (*Receiver, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	p, err := NewReceiver(cfg.Kafka(base), next, logger)
+	p, err := NewReceiver(set, cfg.Kafka(base), next)
 	if err != nil {
 		return nil, err
 	}

@@ -12,6 +12,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/weftdev/weft/internal/kafkabase"
+	"github.com/weftdev/weft/internal/telemetry"
 	"github.com/weftdev/weft/receiver/otelmap"
 	"github.com/weftdev/weft/storage"
 )
@@ -128,7 +129,7 @@ func TestOTLPTopicRecordsBecomeCalls(t *testing.T) {
 // the test ends.
 func startOTLPReceiver(ctx context.Context, t *testing.T, base kafkabase.Config, ocfg OTLPConfig, store storage.CallWriter) *Receiver {
 	t.Helper()
-	proc, err := NewOTLPReceiver(base, ocfg, otelmap.NewMapper(otelmap.Options{}), pipelineTo(t, store), discard)
+	proc, err := NewOTLPReceiver(telemetry.NopSettings("kafka"), base, ocfg, otelmap.NewMapper(otelmap.Options{}), pipelineTo(t, store))
 	if err != nil {
 		t.Fatal(err)
 	}

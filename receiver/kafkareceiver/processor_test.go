@@ -12,6 +12,7 @@ import (
 	"github.com/segmentio/kafka-go"
 
 	"github.com/weftdev/weft/internal/kafkabase"
+	"github.com/weftdev/weft/internal/telemetry"
 	"github.com/weftdev/weft/storage"
 )
 
@@ -147,13 +148,13 @@ func TestKilledProcessorBatchIsRedeliveredWithoutDuplicates(t *testing.T) {
 	}
 	total := int64(2 * l.count())
 
-	first, err := NewReceiver(cfg, nil, discard)
+	first, err := NewReceiver(telemetry.NopSettings("kafka"), cfg, nil)
 	if err == nil {
 		t.Fatal("NewReceiver accepted a nil writer")
 	}
 	pctx, kill := context.WithCancel(context.Background())
 	crasher := &crashingWriter{CallWriter: store, crash: kill}
-	if first, err = NewReceiver(cfg, pipelineTo(t, crasher), discard); err != nil {
+	if first, err = NewReceiver(telemetry.NopSettings("kafka"), cfg, pipelineTo(t, crasher)); err != nil {
 		t.Fatal(err)
 	}
 	if err := first.Run(pctx); err != nil {

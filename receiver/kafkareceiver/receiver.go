@@ -3,6 +3,7 @@ package kafkareceiver
 import (
 	"context"
 	"errors"
+	"go.opentelemetry.io/collector/component"
 	"log/slog"
 	"sync/atomic"
 
@@ -10,6 +11,7 @@ import (
 
 	"github.com/weftdev/weft/consumer"
 	"github.com/weftdev/weft/internal/kafkabase"
+	"github.com/weftdev/weft/internal/telemetry"
 	"github.com/weftdev/weft/storage"
 )
 
@@ -50,10 +52,14 @@ type receiverCounters struct {
 	batches, records, deadLettered, writeRetries, commitErrors atomic.Int64
 }
 
+// Type is the receiver's component type.
+func Type() component.Type { return component.MustNewType("kafka") }
+
 // NewReceiver builds a processor handing batches to next (the batch
 // processor in front of the storage exporter). It does not contact Kafka
 // until Run.
-func NewReceiver(cfg kafkabase.Config, next consumer.Calls, logger *slog.Logger) (*Receiver, error) {
+func NewReceiver(set telemetry.Settings, cfg kafkabase.Config, next consumer.Calls) (*Receiver, error) {
+	logger := set.Logger
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -75,6 +81,9 @@ func NewReceiver(cfg kafkabase.Config, next consumer.Calls, logger *slog.Logger)
 		WriteTimeout: cfg.RequestTimeout,
 		Transport:    cfg.Transport(),
 		ErrorLogger:  p.limited.KafkaErrorLogger("dead-letter producer"),
+	}
+	if set.Metrics != nil {
+		p.instrument(set.Metrics)
 	}
 	return p, nil
 }
