@@ -13,7 +13,6 @@ import (
 	"context"
 	"log/slog"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"go.opentelemetry.io/collector/component"
@@ -66,10 +65,12 @@ type Recorder struct {
 	metrics *Metrics
 	losses  *lossLog
 
-	mu     sync.RWMutex // Record holds it shared, Shutdown alone to close ch
+	mu     sync.Mutex // held to queue a call, and by Shutdown to close ch
 	closed bool
 	ch     chan item
-	bytes  atomic.Int64
+	// queue bounds the calls in ch and their bytes; ch holds as many
+	// calls as it admits, so a send never blocks.
+	queue consumer.Admission
 	// filling is held by the worker gathering the next batch, so batches
 	// fill one at a time while others are being submitted.
 	filling sync.Mutex
@@ -83,31 +84,25 @@ type Recorder struct {
 func New(next consumer.Calls, cfg Config, m *Metrics, logger *slog.Logger) *Recorder {
 	ctx, cancel := context.WithCancel(context.Background())
 	return &Recorder{next: next, cfg: cfg, logger: logger, metrics: m, losses: newLossLog(logger, m),
-		ch: make(chan item, cfg.MaxCalls), ctx: ctx, abort: cancel}
+		ch: make(chan item, cfg.MaxCalls), ctx: ctx, abort: cancel,
+		queue: consumer.NewAdmission(cfg.MaxCalls, cfg.MaxBytes, "inference.trace_queue_calls", "inference.trace_queue_bytes", m.Queued, nil)}
 }
 
 // Record queues one complete call and returns at once; a call that does
 // not fit is dropped and counted.
 func (r *Recorder) Record(c storage.Call) {
 	it := item{op: storage.CallOp{Part: &storage.CallPart{Kind: storage.PartComplete, Call: c}}, bytes: callBytes(c)}
-	r.mu.RLock()
-	defer r.mu.RUnlock()
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	if r.closed {
 		r.losses.add(LostShutdown, 1)
 		return
 	}
-	if r.bytes.Add(it.bytes) > r.cfg.MaxBytes {
-		r.bytes.Add(-it.bytes)
+	if r.queue.Admit(1, it.bytes) != nil {
 		r.losses.add(LostQueueFull, 1)
 		return
 	}
-	select {
-	case r.ch <- it:
-		r.metrics.Queued.Inc()
-	default:
-		r.bytes.Add(-it.bytes)
-		r.losses.add(LostQueueFull, 1)
-	}
+	r.ch <- it
 }
 
 // callBytes approximates what a call holds in memory.
@@ -212,6 +207,7 @@ func (r *Recorder) dequeued(batch []item) {
 	for _, it := range batch {
 		n += it.bytes
 	}
-	r.bytes.Add(-n)
-	r.metrics.Queued.Sub(float64(len(batch)))
+	r.mu.Lock()
+	r.queue.Release(len(batch), n)
+	r.mu.Unlock()
 }

@@ -44,7 +44,7 @@ func (r *Recorder) consume(ops []storage.CallOp) error {
 	wait := r.cfg.Backoff
 	for attempt := 0; ; attempt++ {
 		_, err := r.next.ConsumeCalls(r.ctx, ops)
-		if err == nil || attempt >= r.cfg.Retries || !retryable(err) {
+		if err == nil || attempt >= r.cfg.Retries || !consumer.Retryable(err) {
 			return err
 		}
 		select {
@@ -54,10 +54,6 @@ func (r *Recorder) consume(ops []storage.CallOp) error {
 			return r.ctx.Err()
 		}
 	}
-}
-
-func retryable(err error) bool {
-	return errors.Is(err, consumer.ErrOverloaded) || errors.Is(err, storage.ErrUnavailable)
 }
 
 func invalid(err error) bool {
