@@ -29,6 +29,7 @@ import (
 	"github.com/weftdev/weft/internal/memlimit"
 	"github.com/weftdev/weft/internal/telemetry"
 	"github.com/weftdev/weft/pricing"
+	"github.com/weftdev/weft/receiver/kafkareceiver"
 	"github.com/weftdev/weft/receiver/otlpreceiver"
 	"github.com/weftdev/weft/traceapi"
 )
@@ -200,14 +201,19 @@ func (s *Server) assembleParts() {
 	if s.monitors != nil && s.monitors.runner != nil {
 		s.parts.Add("monitors runner", s.monitors.runner)
 	}
-	s.parts.Add("training job queue", s.training.part(s.logger))
+	s.parts.Add("training job queue", s.training.part())
 	for _, p := range s.automations.parts(s.logger) {
 		s.parts.Add(p.name, p.c)
 	}
+	if s.gateway != nil {
+		s.parts.Add("inference gateway", s.gateway)
+	}
 	s.parts.Add("retention", s.retentionPart())
-	if s.write.kafkaIn != nil {
-		s.parts.Add("kafka consumers", lifecycle.NewLoop("kafka consumers", s.logger, s.write.runKafka,
-			lifecycle.WithFatal(func(err error) { s.fatal <- err })))
+	for _, r := range []*kafkareceiver.Receiver{s.write.kafkaIn, s.write.kafkaOTLP} {
+		if r != nil {
+			r.OnFatal(s.reportFatal)
+			s.parts.Add("kafka consumer", r)
+		}
 	}
 }
 
@@ -317,4 +323,13 @@ func loadPrices(path string) (*pricing.Table, error) {
 		return nil, fmt.Errorf("pricing_file: %w", err)
 	}
 	return t, nil
+}
+
+// reportFatal ends Serve with err: a part the process cannot run without
+// stopped. Only the first report counts.
+func (s *Server) reportFatal(err error) {
+	select {
+	case s.fatal <- err:
+	default:
+	}
 }

@@ -39,7 +39,7 @@ type automationsPart struct {
 	alerts  *automations.Alerts
 	objects storage.ObjectStore
 	// loops run until shutdown; closers close what they used, after.
-	loops   []namedLoop
+	loops   []namedPart
 	closers []func() error
 
 	// aliasMoves tells the gateway of alias events (inference_aliases.go).
@@ -76,14 +76,14 @@ func buildAutomations(ctx context.Context, cfg config.Config, roles config.Roles
 		}
 	}
 	if roles.Process {
-		part.loops = append(part.loops, namedLoop{"automations outbox", outbox.Run}, namedLoop{"automations delivery worker", d.worker.Run})
+		part.loops = append(part.loops, namedPart{"automations outbox", outbox}, namedPart{"automations delivery worker", d.worker})
 		registerDeliveryMetrics(metrics, d.worker, store)
 	}
 	measure := automations.Measurer{Calls: store, Price: price}
 	part.alerts = automations.NewAlerts(store, measure, d.disp, d.worker.Wake, automations.AlertsOptions{
 		Interval: ac.AlertInterval, Owner: leaseOwner(), PublicURL: ac.PublicURL, Evaluate: roles.Process},
 		logger.With("component", "alerts"), time.Now)
-	part.loops = append(part.loops, namedLoop{"alerts", part.alerts.Run})
+	part.loops = append(part.loops, namedPart{"alerts", part.alerts})
 	part.aliasMoves = &aliasEvents{next: sink}
 	sink = part.aliasMoves
 	part.objects = automations.NewObjects(store, sink, time.Now)
@@ -105,7 +105,7 @@ func (p *automationsPart) kafkaEvents(ctx context.Context, cfg config.Config, ro
 	p.closers = append(p.closers, producer.Close)
 	if roles.Process {
 		consumer := kafkaevents.NewConsumer(cfg.Kafka, topic, cfg.Kafka.Consumer.Group+"-automations", d.disp, store, d.worker.Wake, logger)
-		p.loops = append(p.loops, namedLoop{"automation events consumer", consumer.Run})
+		p.loops = append(p.loops, namedPart{"automation events consumer", consumer})
 	}
 	return producer, nil
 }
@@ -151,12 +151,6 @@ func leaseOwner() string {
 	return fmt.Sprintf("%s-%d-%s", host, os.Getpid(), hex.EncodeToString(b))
 }
 
-// namedLoop is a function that runs until its context ends.
-type namedLoop struct {
-	name string
-	run  func(context.Context) error
-}
-
 // parts are the automations' loops as parts of the process; the first
 // closes the events producer once the loops (which shut down before it)
 // have stopped.
@@ -171,10 +165,7 @@ func (p *automationsPart) parts(logger *slog.Logger) []namedPart {
 			}
 			return err
 		}))}}
-	for _, l := range p.loops {
-		out = append(out, namedPart{l.name, lifecycle.NewLoop(l.name, logger, l.run)})
-	}
-	return out
+	return append(out, p.loops...)
 }
 
 // register adds the automations API.

@@ -43,10 +43,6 @@ func (s *Server) buildInference(ctx context.Context) error {
 	}
 	moved := s.gateway.AliasMoved
 	s.automations.aliasMoves.moved.Store(&moved)
-	s.automations.loops = append(s.automations.loops, namedLoop{"inference alias follower", s.gateway.Run})
-	for _, loop := range s.gateway.Loops() { // limits and budgets, until shutdown
-		s.automations.loops = append(s.automations.loops, namedLoop{"inference limits and budgets", loop})
-	}
 	return nil
 }
 

@@ -2,7 +2,6 @@ package app
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 
@@ -35,19 +34,4 @@ func newOTLPTopicReceiver(ctx context.Context, cfg config.Config, front consumer
 		return nil, fmt.Errorf("kafka_otlp receiver: %w", err)
 	}
 	return r, nil
-}
-
-// runKafka runs the process role's consumers until ctx ends or one fails.
-func (w *writePath) runKafka(ctx context.Context) error {
-	if w.kafkaOTLP == nil {
-		return w.kafkaIn.Run(ctx)
-	}
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	errs := make(chan error, 2)
-	go func() { errs <- w.kafkaIn.Run(ctx) }()
-	go func() { errs <- w.kafkaOTLP.Run(ctx) }()
-	first := <-errs
-	cancel()
-	return errors.Join(first, <-errs)
 }

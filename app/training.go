@@ -3,7 +3,6 @@ package app
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"net/http"
 	"time"
 
@@ -11,7 +10,6 @@ import (
 
 	"github.com/weftdev/weft/auth"
 	"github.com/weftdev/weft/inference"
-	"github.com/weftdev/weft/internal/lifecycle"
 	"github.com/weftdev/weft/training"
 	"github.com/weftdev/weft/training/api"
 	"github.com/weftdev/weft/training/queue"
@@ -22,10 +20,10 @@ import (
 // the job queue (this process's, or with Kafka the shared log's replica),
 // the service and its HTTP API.
 type trainingPart struct {
-	svc    *training.Service
-	api    *api.API
-	run    func(context.Context) error
-	closer func() error
+	svc *training.Service
+	api *api.API
+	// queue is the job queue, a component of the process.
+	queue component.Component
 }
 
 // tickInterval is how often a queue looks for leases that ended.
@@ -64,28 +62,24 @@ func (p *trainingPart) openQueue(ctx context.Context, cfg training.Config, s *Se
 		if err != nil {
 			return nil, err
 		}
-		p.run, p.closer = q.Run, q.Close
+		p.queue = q
 		return q, nil
 	}
 	l, err := queue.NewLocal(ctx, s.store, tickInterval, time.Now, logger)
 	if err != nil {
 		return nil, err
 	}
-	p.run = l.Run
+	p.queue = l
 	return l, nil
 }
 
 // part is the job queue as a part of the process; nil where training
 // is not served.
-func (p *trainingPart) part(logger *slog.Logger) component.Component {
+func (p *trainingPart) part() component.Component {
 	if p == nil {
 		return nil
 	}
-	var opts []lifecycle.LoopOption
-	if p.closer != nil {
-		opts = append(opts, lifecycle.WithCloser(p.closer))
-	}
-	return lifecycle.NewLoop("training job queue", logger, p.run, opts...)
+	return p.queue
 }
 
 // stopWaiting ends the lease requests waiting for a job, so shutdown

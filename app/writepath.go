@@ -133,11 +133,7 @@ func (w *writePath) kafkaChain(ctx context.Context, cfg config.Config, m *teleme
 	if err != nil {
 		return errors.Join(err, prod.Stop(ctx))
 	}
-	producer := struct {
-		component.StartFunc
-		component.ShutdownFunc
-	}{ShutdownFunc: prod.Stop}
-	w.parts = append(w.parts, namedPart{"kafka producer", producer}, namedPart{"batch processor", proc})
+	w.parts = append(w.parts, namedPart{"kafka producer", prod}, namedPart{"batch processor", proc})
 	w.front = proc
 	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/weftdev/weft/internal/lifecycle"
 	"github.com/weftdev/weft/storage"
 )
 
@@ -40,6 +41,9 @@ type AlertsOptions struct {
 // change of state with its delivery. Every process keeps the set of
 // projects whose enforced budget is firing, for the inference gateway.
 type Alerts struct {
+	// Loop runs Run between Start and Shutdown: it is a component of
+	// the process.
+	*lifecycle.Loop
 	store   AlertsStore
 	measure Measurer
 	disp    *Dispatcher
@@ -55,8 +59,10 @@ type Alerts struct {
 // NewAlerts builds the evaluator; wake tells the delivery worker a
 // delivery was added.
 func NewAlerts(store AlertsStore, measure Measurer, disp *Dispatcher, wake func(), opts AlertsOptions, logger *slog.Logger, now func() time.Time) *Alerts {
-	return &Alerts{store: store, measure: measure, disp: disp, wake: wake, opts: opts, logger: logger, now: now,
+	a := &Alerts{store: store, measure: measure, disp: disp, wake: wake, opts: opts, logger: logger, now: now,
 		blocking: map[string]string{}}
+	a.Loop = lifecycle.NewLoop("alerts", logger, a.Run)
+	return a
 }
 
 // Run evaluates every interval until ctx ends.

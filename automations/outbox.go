@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/weftdev/weft/internal/lifecycle"
 	"github.com/weftdev/weft/storage"
 )
 
@@ -25,6 +26,9 @@ const maxOutboxBackoff = time.Minute
 // them in the transaction that adds the deliveries, so an event is
 // dispatched at least once and its deliveries are made once.
 type Outbox struct {
+	// Loop runs Run between Start and Shutdown: the outbox is a
+	// component of the process.
+	*lifecycle.Loop
 	store      OutboxStore
 	disp       *Dispatcher
 	wakeWorker func()
@@ -36,7 +40,9 @@ type Outbox struct {
 // NewOutbox builds the outbox; wakeWorker is told when deliveries were
 // added.
 func NewOutbox(store OutboxStore, disp *Dispatcher, wakeWorker func(), poll time.Duration, logger *slog.Logger) *Outbox {
-	return &Outbox{store: store, disp: disp, wakeWorker: wakeWorker, wake: make(chan struct{}, 1), poll: poll, logger: logger}
+	o := &Outbox{store: store, disp: disp, wakeWorker: wakeWorker, wake: make(chan struct{}, 1), poll: poll, logger: logger}
+	o.Loop = lifecycle.NewLoop("automations outbox", logger, o.Run)
+	return o
 }
 
 // RecordEvents implements EventSink.

@@ -18,7 +18,9 @@
 package inference
 
 import (
+	"context"
 	"errors"
+	"go.opentelemetry.io/collector/component"
 	"log/slog"
 	"net/http"
 	"time"
@@ -28,6 +30,7 @@ import (
 	"github.com/weftdev/weft/auth"
 	"github.com/weftdev/weft/inference/catalog"
 	"github.com/weftdev/weft/internal/httpapi"
+	"github.com/weftdev/weft/internal/lifecycle"
 	"github.com/weftdev/weft/storage"
 )
 
@@ -73,6 +76,7 @@ type Options struct {
 
 // Gateway serves the inference endpoints.
 type Gateway struct {
+	loops    lifecycle.Group
 	cfg      Config
 	catalog  *catalog.Catalog
 	keys     auth.Verifier
@@ -125,6 +129,12 @@ func New(o Options) (*Gateway, error) {
 		g.follower = newFollower(o.Aliases, o.Catalog, o.Config.AliasRefresh)
 	}
 	g.initLimits(o)
+	// The alias follower and the limits and budgets loops run between
+	// Start and Shutdown: the gateway is a component of the process.
+	g.loops.Add("inference alias follower", lifecycle.NewLoop("inference alias follower", o.Logger, g.Run))
+	for _, loop := range g.Loops() {
+		g.loops.Add("inference limits and budgets", lifecycle.NewLoop("inference limits and budgets", o.Logger, loop))
+	}
 	return g, nil
 }
 
@@ -141,3 +151,12 @@ func (g *Gateway) Register(mux *http.ServeMux, weaveAuth func(http.Handler) http
 	mux.Handle("POST /image/create", weaveAuth(http.HandlerFunc(g.imageCreate)))
 	g.registerLimitsAPI(mux, weaveAuth)
 }
+
+// Start implements component.Component: the gateway's loops run in the
+// background until Shutdown.
+func (g *Gateway) Start(ctx context.Context, host component.Host) error {
+	return g.loops.Start(ctx, host)
+}
+
+// Shutdown implements component.Component.
+func (g *Gateway) Shutdown(ctx context.Context) error { return g.loops.Shutdown(ctx) }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/weftdev/weft/automations/secretbox"
+	"github.com/weftdev/weft/internal/lifecycle"
 	"github.com/weftdev/weft/storage"
 )
 
@@ -47,6 +48,9 @@ type Stats struct {
 
 // Worker claims due deliveries and attempts them, at most Workers at once.
 type Worker struct {
+	// Loop runs Run between Start and Shutdown: it is a component of
+	// the process.
+	*lifecycle.Loop
 	store    Store
 	box      *secretbox.Box
 	sender   *Sender
@@ -62,14 +66,16 @@ type Worker struct {
 	Stats    Stats
 }
 
-// NewWorker builds a worker; Run starts it.
+// NewWorker builds a worker; Start runs it.
 func NewWorker(store Store, box *secretbox.Box, sender *Sender, opts Options, logger *slog.Logger, now func() time.Time) *Worker {
 	if now == nil {
 		now = time.Now
 	}
-	return &Worker{store: store, box: box, sender: sender, opts: opts, logger: logger, now: now,
+	w := &Worker{store: store, box: box, sender: sender, opts: opts, logger: logger, now: now,
 		wake: make(chan struct{}, 1), freed: make(chan struct{}, 1), slots: make(chan struct{}, opts.Workers),
 		saves: saver{store: store}}
+	w.Loop = lifecycle.NewLoop("automations delivery worker", logger, w.Run)
+	return w
 }
 
 // Wake makes the worker look for due deliveries now (new ones were

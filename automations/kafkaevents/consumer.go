@@ -8,6 +8,7 @@ import (
 	"github.com/segmentio/kafka-go"
 
 	"github.com/weftdev/weft/internal/kafkabase"
+	"github.com/weftdev/weft/internal/lifecycle"
 	"github.com/weftdev/weft/storage"
 )
 
@@ -23,6 +24,9 @@ type DeliveryAdder interface {
 
 // Consumer is the process role's reader of the events topic.
 type Consumer struct {
+	// Loop runs Run between Start and Shutdown: it is a component of
+	// the process.
+	*lifecycle.Loop
 	cfg     kafkabase.Config
 	topic   string
 	group   string
@@ -39,7 +43,9 @@ func NewConsumer(cfg kafkabase.Config, topic, group string, disp Dispatcher, sto
 	limited := kafkabase.NewLimitedLogger(logger)
 	letters := &kafka.Writer{Addr: kafka.TCP(cfg.Brokers...), Topic: DeadLetterTopic(topic), RequiredAcks: kafka.RequireAll,
 		BatchTimeout: time.Millisecond, Transport: cfg.Transport(), ErrorLogger: limited.KafkaErrorLogger("automation events dlq")}
-	return &Consumer{cfg: cfg, topic: topic, group: group, disp: disp, store: store, wake: wake, logger: limited, letters: letters}
+	c := &Consumer{cfg: cfg, topic: topic, group: group, disp: disp, store: store, wake: wake, logger: limited, letters: letters}
+	c.Loop = lifecycle.NewLoop("automation events consumer", logger, c.Run)
+	return c
 }
 
 // DeadLetterTopic is where records that are no event go.

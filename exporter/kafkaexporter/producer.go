@@ -214,3 +214,10 @@ func (p *Producer) Stop(ctx context.Context) error {
 	}
 	return nil
 }
+
+// Start implements component.Component; the producer contacts Kafka on
+// its first Submit.
+func (p *Producer) Start(context.Context, component.Host) error { return nil }
+
+// Shutdown implements component.Component: it is Stop.
+func (p *Producer) Shutdown(ctx context.Context) error { return p.Stop(ctx) }

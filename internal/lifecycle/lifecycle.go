@@ -177,3 +177,16 @@ func awaitStopped(ctx context.Context, done <-chan struct{}) bool {
 		return false
 	}
 }
+
+// Group is a List that is itself a part: a service with several loops
+// starts and stops them as one.
+type Group struct{ list List }
+
+// Add appends a part to the group.
+func (g *Group) Add(name string, c component.Component) { g.list.Add(name, c) }
+
+// Start implements component.Component.
+func (g *Group) Start(ctx context.Context, _ component.Host) error { return g.list.Start(ctx) }
+
+// Shutdown implements component.Component.
+func (g *Group) Shutdown(ctx context.Context) error { return g.list.Shutdown(ctx) }

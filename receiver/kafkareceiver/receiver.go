@@ -11,6 +11,7 @@ import (
 
 	"github.com/weftdev/weft/consumer"
 	"github.com/weftdev/weft/internal/kafkabase"
+	"github.com/weftdev/weft/internal/lifecycle"
 	"github.com/weftdev/weft/internal/telemetry"
 	"github.com/weftdev/weft/storage"
 )
@@ -20,6 +21,11 @@ import (
 // only after the write succeeded. Run several (in one or many processes)
 // to share the topic's partitions.
 type Receiver struct {
+	// Loop runs Run between Start and Shutdown: the receiver is a
+	// component of the process.
+	*lifecycle.Loop
+	// fatal is told when Run ends by itself with an error; nil logs it.
+	fatal   func(error)
 	cfg     kafkabase.Config
 	next    consumer.Calls
 	logger  *slog.Logger
@@ -85,6 +91,13 @@ func NewReceiver(set telemetry.Settings, cfg kafkabase.Config, next consumer.Cal
 	if set.Metrics != nil {
 		p.instrument(set.Metrics)
 	}
+	p.Loop = lifecycle.NewLoop("kafka consumer of "+cfg.Topic, logger, p.Run, lifecycle.WithFatal(func(err error) {
+		if p.fatal != nil {
+			p.fatal(err)
+			return
+		}
+		logger.Error("kafka consumer of "+cfg.Topic+" stopped; records wait in the topic until weft restarts; restart weft, and check the brokers if it repeats", "err", err)
+	}))
 	return p, nil
 }
 
@@ -190,3 +203,7 @@ func (p *Receiver) close(r *kafka.Reader) {
 	}
 	p.logger.Info("kafka processor left", "topic", p.cfg.Topic, "group", p.cfg.Consumer.Group)
 }
+
+// OnFatal is told when the receiver stops by itself: the process cannot
+// store calls without it. Set it before Start.
+func (p *Receiver) OnFatal(fatal func(error)) { p.fatal = fatal }

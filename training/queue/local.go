@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/weftdev/weft/internal/lifecycle"
 	"github.com/weftdev/weft/training/jobs"
 )
 
@@ -16,6 +17,9 @@ import (
 // so memory never runs ahead of storage. Only one process may run a
 // Local over a store: two would each grant leases.
 type Local struct {
+	// Loop runs Run between Start and Shutdown: it is a component of
+	// the process.
+	*lifecycle.Loop
 	store  Store
 	m      *jobs.Machine
 	reqs   chan request
@@ -48,8 +52,10 @@ func NewLocal(ctx context.Context, store Store, tick time.Duration, now func() t
 	}
 	m := jobs.Restore(open, nil, top, now().UTC())
 	m.Record()
-	return &Local{store: store, m: m, reqs: make(chan request, maxBatch), done: make(chan struct{}), wake: NewNotifier(),
-		now: now, tick: tick, logger: logger}, nil
+	l := &Local{store: store, m: m, reqs: make(chan request, maxBatch), done: make(chan struct{}), wake: NewNotifier(),
+		now: now, tick: tick, logger: logger}
+	l.Loop = lifecycle.NewLoop("training job queue", logger, l.Run)
+	return l, nil
 }
 
 // Submit implements Sequencer.

@@ -29,6 +29,7 @@ import (
 	"github.com/segmentio/kafka-go"
 
 	"github.com/weftdev/weft/internal/kafkabase"
+	"github.com/weftdev/weft/internal/lifecycle"
 	"github.com/weftdev/weft/storage"
 	"github.com/weftdev/weft/training/jobs"
 	"github.com/weftdev/weft/training/queue"
@@ -51,6 +52,9 @@ type Options struct {
 
 // Queue is one replica's view of the shared queue.
 type Queue struct {
+	// Loop follows the log (Run) between Start and Shutdown, then closes
+	// the writer: the queue is a component of the process.
+	*lifecycle.Loop
 	o       Options
 	w       *kafka.Writer
 	start   *jobs.Machine // the state to follow from; Run owns it
@@ -82,8 +86,10 @@ func New(ctx context.Context, o Options) (*Queue, error) {
 		RequiredAcks: kafka.RequireAll, BatchTimeout: time.Millisecond, MaxAttempts: 3,
 		ReadTimeout: o.Kafka.RequestTimeout, WriteTimeout: o.Kafka.RequestTimeout, Transport: o.Kafka.Transport(),
 		ErrorLogger: kafkabase.NewLimitedLogger(o.Logger).KafkaErrorLogger("training commands")}
-	return &Queue{o: o, w: w, start: m, waiters: map[string]chan jobs.Result{}, wake: queue.NewNotifier(),
-		logger: kafkabase.NewLimitedLogger(o.Logger)}, nil
+	q := &Queue{o: o, w: w, start: m, waiters: map[string]chan jobs.Result{}, wake: queue.NewNotifier(),
+		logger: kafkabase.NewLimitedLogger(o.Logger)}
+	q.Loop = lifecycle.NewLoop("training job queue", o.Logger, q.Run, lifecycle.WithCloser(q.Close))
+	return q, nil
 }
 
 // storeTimeout bounds storing one command's changes.
