@@ -19,7 +19,10 @@ import (
 func TestUsernamesAndExpiry(t *testing.T) {
 	e := newEnv(t, func(c *config.Config) { c.Retention.Projects = map[string]time.Duration{"acme/ttl": 48 * time.Hour} })
 	ada := e.keyFor("acme", auth.RoleMember, "ada")
-	started := "2025-01-01T00:00:00Z"
+	// A start within the retention: the expiry, which runs from the
+	// server's start, would remove an older call.
+	start := time.Now().UTC().Truncate(time.Second).Add(-time.Hour)
+	started, expires := start.Format(time.RFC3339), start.Add(48*time.Hour).Format(time.RFC3339)
 	for _, project := range []string{"acme/ttl", "acme/keep"} {
 		status, _, body := e.do(http.MethodPost, "/call/start", ada, map[string]any{"start": map[string]any{
 			"project_id": project, "id": "c1", "trace_id": "t1", "op_name": "op", "started_at": started,
@@ -34,9 +37,9 @@ func TestUsernamesAndExpiry(t *testing.T) {
 		username      any // nil: the key is absent
 		expireAt      any
 	}{
-		{"usernames asked", "acme/ttl", map[string]any{"include_usernames": true}, "ada", "2025-01-03T00:00:00Z"},
-		{"usernames with columns", "acme/ttl", map[string]any{"include_usernames": true, "columns": []string{"id"}}, "ada", "2025-01-03T00:00:00Z"},
-		{"not asked", "acme/ttl", map[string]any{}, nil, "2025-01-03T00:00:00Z"},
+		{"usernames asked", "acme/ttl", map[string]any{"include_usernames": true}, "ada", expires},
+		{"usernames with columns", "acme/ttl", map[string]any{"include_usernames": true, "columns": []string{"id"}}, "ada", expires},
+		{"not asked", "acme/ttl", map[string]any{}, nil, expires},
 		{"no retention", "acme/keep", map[string]any{"include_usernames": true}, "ada", nil},
 	}
 	for _, tt := range tests {
