@@ -145,7 +145,7 @@ func (s *Store) AddAnnotationQueueCalls(ctx context.Context, req storage.Annotat
 		}
 		err = insertValues(ctx, tx, `INSERT INTO annotation_queue_items (project_id, queue_id, id, call_id,
 			call_started_at, call_ended_at, call_op_name, call_trace_id, display_fields, added_by, created_at, created_by,
-			updated_at)`, values)
+			updated_at)`, "", values)
 		if err != nil {
 			return fmt.Errorf("insert annotation queue items: %w", err)
 		}

@@ -41,7 +41,7 @@ func insertFeedback(ctx context.Context, tx *sql.Tx, rows []storage.Feedback) er
 			values = append(values, storekit.FeedbackValues(f))
 		}
 	}
-	if err := insertValues(ctx, tx, feedbackInsert, values); err != nil {
+	if err := insertValues(ctx, tx, feedbackInsert, "", values); err != nil {
 		return fmt.Errorf("insert feedback: %w", err)
 	}
 	return nil

@@ -11,12 +11,13 @@ import (
 const maxInsertParams = 2000
 
 // insertValues inserts rows (each of the same arity) with head, an
-// "INSERT ... (columns)" clause, as few multi-row VALUES statements. DuckDB
+// "INSERT ... (columns)" clause, and tail after the VALUES (an ON CONFLICT
+// clause, or ""), as few multi-row VALUES statements. DuckDB
 // gives every INSERT statement of a transaction local storage of its own:
 // a thousand one-row INSERTs of feedback in one transaction pinned 384 MiB
 // and failed out of memory, where statements of hundreds of rows take a
 // few.
-func insertValues(ctx context.Context, tx *sql.Tx, head string, rows [][]any) error {
+func insertValues(ctx context.Context, tx *sql.Tx, head, tail string, rows [][]any) error {
 	if len(rows) == 0 {
 		return nil
 	}
@@ -39,6 +40,7 @@ func insertValues(ctx context.Context, tx *sql.Tx, head string, rows [][]any) er
 			sql.WriteString(tuple)
 			args = append(args, r...)
 		}
+		sql.WriteString(tail)
 		if _, err := tx.ExecContext(ctx, sql.String(), args...); err != nil {
 			return err
 		}

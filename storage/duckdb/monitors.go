@@ -10,34 +10,31 @@ import (
 	"github.com/weftdev/weft/storage"
 )
 
-// monitorChunk bounds the rows of one multi-row statement.
+// monitorChunk bounds the call ids of one read.
 const monitorChunk = 200
 
 // EnqueueMonitorCalls implements storage.MonitorStore.
 func (s *Store) EnqueueMonitorCalls(ctx context.Context, calls []storage.MonitorCall) error {
-	return s.monitorCallRows(ctx, calls, ` ON CONFLICT (project_id, call_id) DO NOTHING`)
+	return s.writeMonitorCalls(ctx, calls, ` ON CONFLICT (project_id, call_id) DO NOTHING`)
 }
 
 // DeferMonitorCalls implements storage.MonitorStore.
 func (s *Store) DeferMonitorCalls(ctx context.Context, calls []storage.MonitorCall) error {
-	return s.monitorCallRows(ctx, calls, ` ON CONFLICT (project_id, call_id) DO UPDATE SET attempts = excluded.attempts, next_at = excluded.next_at`)
+	return s.writeMonitorCalls(ctx, calls, ` ON CONFLICT (project_id, call_id) DO UPDATE SET attempts = excluded.attempts, next_at = excluded.next_at`)
 }
 
-func (s *Store) monitorCallRows(ctx context.Context, calls []storage.MonitorCall, conflict string) error {
+func (s *Store) writeMonitorCalls(ctx context.Context, calls []storage.MonitorCall, conflict string) error {
 	if len(calls) == 0 {
 		return nil
 	}
+	rows := make([][]any, len(calls))
+	for i, c := range calls {
+		rows[i] = []any{c.ProjectID, c.CallID, c.QueuedAt.UTC(), c.Attempts, c.NextAt.UTC()}
+	}
 	return s.inWriteTx(ctx, func(tx *sql.Tx) error {
-		for chunk := range slices.Chunk(calls, monitorChunk) {
-			args := make([]any, 0, 5*len(chunk))
-			for _, c := range chunk {
-				args = append(args, c.ProjectID, c.CallID, c.QueuedAt.UTC(), c.Attempts, c.NextAt.UTC())
-			}
-			q := `INSERT INTO monitor_calls (project_id, call_id, queued_at, attempts, next_at) VALUES ` +
-				rowsOf("(?, ?, ?::TIMESTAMP, ?::INTEGER, ?::TIMESTAMP)", len(chunk)) + conflict
-			if _, err := tx.ExecContext(ctx, q, args...); err != nil {
-				return fmt.Errorf("queue calls for monitors: %w", err)
-			}
+		err := insertValues(ctx, tx, `INSERT INTO monitor_calls (project_id, call_id, queued_at, attempts, next_at)`, conflict, rows)
+		if err != nil {
+			return fmt.Errorf("queue calls for monitors: %w", err)
 		}
 		return nil
 	})
@@ -85,20 +82,17 @@ func (s *Store) RecordMonitorResults(ctx context.Context, results []storage.Moni
 	if len(results) == 0 {
 		return nil
 	}
+	rows := make([][]any, len(results))
+	for i, r := range results {
+		rows[i] = []any{r.ProjectID, r.CallID, r.ScorerRef, r.Monitor, r.MonitorRef, r.Status, r.Message, r.CostUSD, r.At.UTC()}
+	}
 	return s.inWriteTx(ctx, func(tx *sql.Tx) error {
-		for chunk := range slices.Chunk(results, monitorChunk) {
-			args := make([]any, 0, 9*len(chunk))
-			for _, r := range chunk {
-				args = append(args, r.ProjectID, r.CallID, r.ScorerRef, r.Monitor, r.MonitorRef, r.Status, r.Message, r.CostUSD, r.At.UTC())
-			}
-			q := `INSERT INTO monitor_results (` + monitorResultColumns + `) VALUES ` +
-				rowsOf("(?, ?, ?, ?, ?, ?, ?, ?::DOUBLE, ?::TIMESTAMP)", len(chunk)) +
-				` ON CONFLICT (project_id, call_id, scorer_ref) DO UPDATE SET monitor = excluded.monitor,
-				monitor_ref = excluded.monitor_ref, status = excluded.status, message = excluded.message,
-				cost_usd = excluded.cost_usd, scored_at = excluded.scored_at`
-			if _, err := tx.ExecContext(ctx, q, args...); err != nil {
-				return fmt.Errorf("record monitor results: %w", err)
-			}
+		err := insertValues(ctx, tx, `INSERT INTO monitor_results (`+monitorResultColumns+`)`,
+			` ON CONFLICT (project_id, call_id, scorer_ref) DO UPDATE SET monitor = excluded.monitor,
+			monitor_ref = excluded.monitor_ref, status = excluded.status, message = excluded.message,
+			cost_usd = excluded.cost_usd, scored_at = excluded.scored_at`, rows)
+		if err != nil {
+			return fmt.Errorf("record monitor results: %w", err)
 		}
 		return nil
 	})
