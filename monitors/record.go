@@ -20,7 +20,7 @@ const RunnableFeedbackPrefix = "wandb.runnable"
 // version, so writing them again replaces them.
 func (r *Runner) storeVerdict(ctx context.Context, t task, out outcome, res *storage.MonitorResult) error {
 	verdict := out.verdict
-	j, _ := r.loadJudge(ctx, t.monitor.ProjectID, t.scorer)
+	j := out.judge
 	project := t.monitor.ProjectID
 	scoreID, feedbackID := scoreIDs(project, t.call.ID, t.scorer)
 	callRef := "weave:///" + project + "/call/" + t.call.ID

@@ -256,6 +256,7 @@ type outcome struct {
 	result  *storage.MonitorResult
 	verdict json.RawMessage
 	usage   json.RawMessage // the judge's, as its answer gave it
+	judge   Judge           // who gave the verdict
 	retry   bool
 }
 
@@ -552,7 +553,7 @@ func (r *Runner) judge(ctx context.Context, t task) outcome {
 		return fail(storage.MonitorFailed, "%v", err)
 	}
 	res.Status = storage.MonitorScored
-	return outcome{result: res, verdict: verdict, usage: a.Usage}
+	return outcome{result: res, verdict: verdict, usage: a.Usage, judge: j}
 }
 
 // retryable reports whether a judge's failure may pass: the upstream's
@@ -571,17 +572,11 @@ func (r *Runner) loadJudge(ctx context.Context, projectID, ref string) (Judge, e
 		return e.(judgeEntry).judge, e.(judgeEntry).err
 	}
 	j, err := r.readJudge(ctx, projectID, ref)
-	var notFound bool
-	if err != nil {
-		notFound = errors.Is(err, storage.ErrNotFound)
-	}
-	if err == nil || !notFound {
-		// A scorer version never changes: its value or its fault is
-		// kept. A store error is not.
-		var se *storeError
-		if !errors.As(err, &se) {
-			r.judgeCache.Store(ref, judgeEntry{judge: j, err: err})
-		}
+	// A scorer version never changes: its value or its fault is kept. A
+	// store error, or a version not stored yet, is asked again.
+	var se *storeError
+	if !errors.As(err, &se) && !errors.Is(err, storage.ErrNotFound) {
+		r.judgeCache.Store(ref, judgeEntry{judge: j, err: err})
 	}
 	return j, err
 }
@@ -623,34 +618,43 @@ func (r *Runner) capOf(m Monitor) float64 {
 
 // spent is what a monitor's judges spent today (UTC), read from the
 // ledger once a day and counted here after.
-func (r *Runner) spent(ctx context.Context, m Monitor) float64 {
+func (r *Runner) spent(ctx context.Context, m Monitor) float64 { return r.addSpend(ctx, m, 0) }
+
+// addSpend counts usd toward a monitor's spend today and returns the
+// day's total.
+func (r *Runner) addSpend(ctx context.Context, m Monitor, usd float64) float64 {
 	day := r.now().UTC().Truncate(24 * time.Hour)
 	key := m.ProjectID + "\x00" + m.Name
 	r.spendMu.Lock()
 	s := r.spend[key]
 	r.spendMu.Unlock()
-	if s != nil && s.day.Equal(day) {
+	if s == nil || !s.day.Equal(day) {
+		loaded := r.ledgerSpend(ctx, m, day) // the store read, outside the lock
 		r.spendMu.Lock()
-		defer r.spendMu.Unlock()
-		return s.usd
+		if cur := r.spend[key]; cur == nil || !cur.day.Equal(day) {
+			r.spend[key] = &daySpend{day: day, usd: loaded}
+		}
+		r.spendMu.Unlock()
 	}
+	r.spendMu.Lock()
+	defer r.spendMu.Unlock()
+	s = r.spend[key]
+	s.usd += usd
+	return s.usd
+}
+
+// ledgerSpend is what the ledger holds of a monitor's spend since day.
+func (r *Runner) ledgerSpend(ctx context.Context, m Monitor, day time.Time) float64 {
 	stats, err := r.store.MonitorStats(ctx, m.ProjectID, day)
 	if err != nil {
 		r.logger.Warn("monitors: reading today's spend failed; counting from zero, so the monitor may spend past its daily cap (daily_spend_cap_usd) today; if it repeats, check the store", "monitor", m.Ref, "err", err)
 	}
-	var usd float64
 	for _, st := range stats {
 		if st.Monitor == m.Name {
-			usd = st.CostUSD
+			return st.CostUSD
 		}
 	}
-	r.spendMu.Lock()
-	defer r.spendMu.Unlock()
-	if cur := r.spend[key]; cur != nil && cur.day.Equal(day) {
-		return cur.usd
-	}
-	r.spend[key] = &daySpend{day: day, usd: usd}
-	return usd
+	return 0
 }
 
 // cost prices a judge's answer as include_costs would, and counts it
@@ -673,13 +677,7 @@ func (r *Runner) cost(ctx context.Context, m Monitor, j Judge, a answer) float64
 		r.logger.Warn("monitors: pricing a judge's usage failed; counting it as free, so the monitor may spend past its daily cap (daily_spend_cap_usd); if it repeats, check the store and the model's prices", "model", j.Model, "err", err)
 		return 0
 	}
-	r.spent(ctx, m)
-	day := r.now().UTC().Truncate(24 * time.Hour)
-	r.spendMu.Lock()
-	if s := r.spend[m.ProjectID+"\x00"+m.Name]; s != nil && s.day.Equal(day) {
-		s.usd += usd
-	}
-	r.spendMu.Unlock()
+	r.addSpend(ctx, m, usd)
 	return usd
 }
 
